@@ -1,0 +1,123 @@
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.study import scheduler
+from apps.study.scheduler import CardSchedule
+
+
+class CardState(models.Model):
+    """One learner's SM-2 schedule for one card. A card without a row is new to that learner."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="card_states"
+    )
+    card = models.ForeignKey("decks.Card", on_delete=models.CASCADE, related_name="states")
+    # Copied from card.deck (cards never change deck) so a deck's queue is one index range.
+    deck = models.ForeignKey("decks.Deck", on_delete=models.CASCADE, related_name="+")
+    repetitions = models.PositiveIntegerField(default=0)
+    ease_factor = models.DecimalField(
+        max_digits=6, decimal_places=2, default=scheduler.INITIAL_EASE
+    )
+    interval_days = models.PositiveIntegerField(default=0)
+    due_at = models.DateTimeField()
+    needs_redrill = models.BooleanField(default=False)
+    redrill_anchor = models.DateTimeField(null=True, blank=True)
+    lapses = models.PositiveIntegerField(default=0)
+    last_grade = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_reviewed_at = models.DateTimeField(null=True, blank=True)
+    introduced_at = models.DateTimeField(
+        null=True, blank=True, help_text="First review; counts against the daily new-card limit."
+    )
+    suspended = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "card"], name="card_state_one_per_user_card"),
+        ]
+        indexes = [
+            # The queue: a learner's active cards by due time, across decks or in one deck.
+            models.Index(
+                fields=["user", "due_at"], condition=Q(suspended=False), name="card_state_queue"
+            ),
+            models.Index(
+                fields=["user", "deck", "due_at"],
+                condition=Q(suspended=False),
+                name="card_state_deck_queue",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} / {self.card_id}: n={self.repetitions} EF={self.ease_factor}"
+
+    @property
+    def schedule(self) -> CardSchedule:
+        return CardSchedule(
+            repetitions=self.repetitions,
+            ease_factor=Decimal(self.ease_factor).quantize(scheduler.TWO_PLACES),
+            interval_days=self.interval_days,
+            due_at=self.due_at,
+            needs_redrill=self.needs_redrill,
+            redrill_anchor=self.redrill_anchor,
+            lapses=self.lapses,
+            last_grade=self.last_grade,
+            last_reviewed_at=self.last_reviewed_at,
+        )
+
+    def apply(self, schedule: CardSchedule) -> None:
+        """Copy a scheduler result onto this row (unsaved)."""
+        for name in SCHEDULE_FIELDS:
+            setattr(self, name, getattr(schedule, name))
+
+    @property
+    def is_mature(self) -> bool:
+        return self.interval_days >= MATURE_DAYS
+
+
+SCHEDULE_FIELDS = [
+    "repetitions",
+    "ease_factor",
+    "interval_days",
+    "due_at",
+    "needs_redrill",
+    "redrill_anchor",
+    "lapses",
+    "last_grade",
+    "last_reviewed_at",
+]
+# Anki's line between young and mature cards.
+MATURE_DAYS = 21
+
+
+class ReviewLog(models.Model):
+    """One grade given to one card, with the schedule before and after. Rows are never edited
+    except to mark them undone, so history, stats and undo all read the same record."""
+
+    class Kind(models.TextChoices):
+        NEW = "new", "first review of a new card"
+        REVIEW = "review", "review of a due card"
+        REDRILL = "redrill", "same-day re-drill"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs"
+    )
+    card = models.ForeignKey("decks.Card", on_delete=models.CASCADE, related_name="review_logs")
+    grade = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    reviewed_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    state_before = models.JSONField(null=True, blank=True, help_text="None for a new card.")
+    state_after = models.JSONField()
+    client_id = models.UUIDField(null=True, blank=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "client_id"], name="review_log_client_once"),
+        ]
+        indexes = [models.Index(fields=["user", "reviewed_at"], name="review_log_user_time")]
+
+    def __str__(self) -> str:
+        return f"{self.user} graded {self.card_id} {self.grade} at {self.reviewed_at:%Y-%m-%d %H:%M}"
