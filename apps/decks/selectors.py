@@ -1,0 +1,43 @@
+from django.db.models import Count, Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
+
+from apps.decks.models import Card, Deck, Section
+
+
+def visible_decks(user) -> QuerySet[Deck]:
+    """Decks a user may read: published ones, and drafts for staff."""
+    decks = Deck.objects.all()
+    if not (user.is_authenticated and user.is_staff):
+        decks = decks.filter(is_published=True)
+    return decks
+
+
+def deck_list(user) -> QuerySet[Deck]:
+    return visible_decks(user).annotate(
+        card_count=Count("cards", distinct=True), section_count=Count("sections", distinct=True)
+    )
+
+
+def deck_detail(user, slug: str) -> Deck:
+    sections = Section.objects.annotate(card_count=Count("cards")).order_by("order", "id")
+    return get_object_or_404(
+        visible_decks(user).prefetch_related(Prefetch("sections", queryset=sections)), slug=slug
+    )
+
+
+def section_detail(user, deck_slug: str, section_slug: str) -> Section:
+    return get_object_or_404(
+        Section.objects.select_related("deck")
+        .filter(deck__in=visible_decks(user))
+        .prefetch_related("concepts", Prefetch("cards", queryset=Card.objects.order_by("order"))),
+        deck__slug=deck_slug,
+        slug=section_slug,
+    )
+
+
+def section_neighbours(section: Section) -> tuple[Section | None, Section | None]:
+    siblings = list(Section.objects.filter(deck_id=section.deck_id).only("slug", "title", "order"))
+    index = next(i for i, s in enumerate(siblings) if s.pk == section.pk)
+    previous = siblings[index - 1] if index > 0 else None
+    following = siblings[index + 1] if index + 1 < len(siblings) else None
+    return previous, following

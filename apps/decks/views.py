@@ -1,0 +1,42 @@
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.template import loader
+
+from apps.decks import selectors
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    decks = list(selectors.deck_list(request.user))
+    return render(request, "decks/home.html", {"decks": decks})
+
+
+def deck(request: HttpRequest, slug: str) -> HttpResponse:
+    deck = selectors.deck_detail(request.user, slug)
+    return render(request, "decks/deck.html", {"deck": deck})
+
+
+def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResponse:
+    section = selectors.section_detail(request.user, deck_slug, section_slug)
+    previous, following = selectors.section_neighbours(section)
+    context = {
+        "deck": section.deck,
+        "section": section,
+        "cards": section.cards.all(),
+        "previous": previous,
+        "following": following,
+    }
+    return render(request, "decks/section.html", context)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found.", "error": "No such resource."}, status=404)
+    return render(request, "404.html", status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        message = "Something went wrong on our side; it has been logged. Try again shortly."
+        return JsonResponse({"detail": message, "error": message}, status=500)
+    # No context processors or database here: the page must render even when those fail.
+    return HttpResponse(loader.get_template("500.html").render(), status=500)
