@@ -120,4 +120,4 @@ class ReviewLog(models.Model):
         indexes = [models.Index(fields=["user", "reviewed_at"], name="review_log_user_time")]
 
     def __str__(self) -> str:
-        return f"{self.user} graded {self.card_id} {self.grade} at {self.reviewed_at:%Y-%m-%d %H:%M}"
+        return f"{self.user} graded card {self.card_id} {self.grade} at {self.reviewed_at:%Y-%m-%d}"

@@ -1,0 +1,201 @@
+"""Writes of the study loop: recording and undoing reviews, suspending and requeueing cards.
+
+The one place a grade turns into a new schedule (through the pure `scheduler`), so the pages, the
+API and other apps all schedule the same way.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from apps.accounts.models import profile_for
+from apps.decks.models import Card
+from apps.study import scheduler
+from apps.study.models import CardState, ReviewLog
+from apps.study.scheduler import CardSchedule
+
+UNDO_DEPTH = 30
+
+
+class StudyError(Exception):
+    """A refused study action; `status` is the HTTP status, the message is fit to show."""
+
+    status = 400
+
+
+class CardNotDue(StudyError):
+    status = 409
+
+
+class CardSuspended(StudyError):
+    status = 409
+
+
+class NothingToUndo(StudyError):
+    status = 409
+
+
+class ClientIdReused(StudyError):
+    status = 409
+
+
+def _replay(user, client_id: uuid.UUID | None, card: Card, grade: int) -> ReviewLog | None:
+    if client_id is None:
+        return None
+    log = ReviewLog.objects.filter(user=user, client_id=client_id).first()
+    if log is not None and (log.card_id != card.pk or log.grade != grade):
+        raise ClientIdReused(
+            f"client_id {client_id} was already used to grade card {log.card_id} "
+            f"with {log.grade}; send a new client_id for a new review"
+        )
+    return log
+
+
+@transaction.atomic
+def review_record(
+    *,
+    user,
+    card: Card,
+    grade: int,
+    client_id: uuid.UUID | None = None,
+    duration_ms: int | None = None,
+    now: datetime | None = None,
+) -> tuple[ReviewLog, bool]:
+    """Grade `card` for `user` and return (log, created). The same client_id again returns the
+    first log with created=False and changes nothing, so a double click or a retry counts once.
+
+    The state row is locked (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises writers), so
+    two concurrent grades of one card apply one after the other and the second sees the first.
+    """
+    grade = scheduler.check_grade(grade)
+    if isinstance(client_id, str):
+        client_id = uuid.UUID(client_id)
+    for attempt in range(3):
+        replayed = _replay(user, client_id, card, grade)
+        if replayed is not None:
+            return replayed, False
+        try:
+            with transaction.atomic():
+                return _review_apply(user, card, grade, client_id, duration_ms, now)
+        except IntegrityError:
+            # A concurrent request created the state row or used this client_id first: look
+            # again (READ COMMITTED sees its commit) and either replay it or grade the new state.
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
+    row = CardState.objects.select_for_update().filter(user=user, card=card).first()
+    # Holding the row lock, look again: a concurrent request with this client_id may have just
+    # committed (it held the lock we waited for), and its review must be replayed, not refused.
+    replayed = _replay(user, client_id, card, grade)
+    if replayed is not None:
+        return replayed, False
+    now = now or timezone.now()
+    if row is None:
+        before, kind = None, ReviewLog.Kind.NEW
+        schedule = scheduler.new_state(now)
+        row = CardState(user=user, card=card, deck_id=card.deck_id)
+    else:
+        if row.suspended:
+            raise CardSuspended(f"card {card.slug} is suspended; unsuspend it to review it")
+        schedule = row.schedule
+        before = schedule.as_json()
+    zone = profile_for(user).zone
+    if before is not None:
+        seen_today = row.last_reviewed_at and row.last_reviewed_at >= scheduler.day_start(now, zone)
+        if row.needs_redrill or seen_today:
+            kind = ReviewLog.Kind.REDRILL  # again today: not counted against the review limit
+        elif row.introduced_at is None:
+            kind = ReviewLog.Kind.NEW
+        else:
+            kind = ReviewLog.Kind.REVIEW
+    if not scheduler.is_due(schedule, now, zone):
+        due_day = scheduler.local_date(schedule.due_at, zone)
+        raise CardNotDue(
+            f"card {card.slug} is not due until {due_day:%Y-%m-%d}; "
+            "cram mode practises it without changing its schedule"
+        )
+    after = scheduler.review(schedule, grade, now)
+    row.apply(after)
+    if row.introduced_at is None:
+        row.introduced_at = now
+    row.save()
+    log = ReviewLog.objects.create(
+        user=user,
+        card=card,
+        grade=grade,
+        kind=kind,
+        reviewed_at=now,
+        duration_ms=duration_ms,
+        state_before=before,
+        state_after=after.as_json(),
+        client_id=client_id,
+    )
+    return log, True
+
+
+@transaction.atomic
+def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
+    """Undo the user's latest review that is not undone yet, among their last 30, restoring the
+    card's schedule from before it. Returns the undone log."""
+    now = now or timezone.now()
+    recent = ReviewLog.objects.filter(user=user).order_by("-reviewed_at", "-id")[:UNDO_DEPTH]
+    log = next((log for log in recent if log.undone_at is None), None)
+    if log is None:
+        raise NothingToUndo(f"nothing to undo: undo reaches back {UNDO_DEPTH} reviews")
+    # Claimed before restoring, so two undo clicks at once undo two reviews, never one twice.
+    if not ReviewLog.objects.filter(pk=log.pk, undone_at=None).update(undone_at=now):
+        raise NothingToUndo("that review was just undone by another request")
+    log.undone_at = now
+    row = CardState.objects.select_for_update().filter(user=user, card_id=log.card_id).first()
+    if row is None:
+        return log
+    if log.state_before is None:
+        row.delete()  # the review made the card known; undone, it is new again
+        return log
+    row.apply(CardSchedule.from_json(log.state_before))
+    if log.kind == ReviewLog.Kind.NEW:
+        row.introduced_at = None
+    row.save()
+    return log
+
+
+@transaction.atomic
+def card_suspend(*, user, card: Card, suspended: bool = True) -> CardState:
+    """Take a card out of (or back into) the user's queue; its schedule is kept."""
+    row = CardState.objects.select_for_update().filter(user=user, card=card).first()
+    if row is None:
+        row = CardState(user=user, card=card, deck_id=card.deck_id)
+        row.apply(scheduler.new_state(timezone.now()))
+    row.suspended = suspended
+    row.save()
+    return row
+
+
+@transaction.atomic
+def cards_requeue(*, user, cards: Iterable[Card]) -> int:
+    """Make `cards` due now for `user` (e.g. "review these" after a quiz); everything else in
+    their schedules is unchanged. Cards the user never studied get a new state, due now.
+    Returns how many cards were requeued."""
+    cards = list(cards)
+    now = timezone.now()
+    known = set(
+        CardState.objects.filter(user=user, card__in=cards).values_list("card_id", flat=True)
+    )
+    CardState.objects.filter(user=user, card__in=cards, due_at__gt=now).update(due_at=now)
+    fresh = []
+    for card in cards:
+        if card.pk not in known:
+            row = CardState(user=user, card=card, deck_id=card.deck_id)
+            row.apply(scheduler.new_state(now))
+            fresh.append(row)
+            known.add(card.pk)
+    CardState.objects.bulk_create(fresh, ignore_conflicts=True)
+    return len(cards)
