@@ -1,0 +1,184 @@
+"""The queue: order, daily limits, time zones, suspension, and a fixed number of queries."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from apps.accounts.models import profile_for
+from apps.decks.models import Card, Deck, Section
+from apps.study import selectors
+from apps.study.models import CardState
+from apps.study.services import card_suspend, review_record
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def card(deck, slug):
+    return deck.cards.get(slug=slug)
+
+
+def slugs(q):
+    return [(item.kind, item.card.slug) for item in q.items]
+
+
+def test_a_fresh_learner_gets_new_cards_in_deck_order(alice, small_deck):
+    q = selectors.queue(alice, small_deck, now=T0)
+    assert [s for _, s in slugs(q)] == [
+        "ray-task", "ray-actor", "object-store", "rllib-algorithm", "env-runner",
+    ]  # fmt: skip
+    assert q.counts == {"redrill": 0, "due": 0, "new": 5}
+
+
+def test_redrills_come_first_then_most_overdue_then_new(alice, small_deck):
+    # object-store: learnt on day 0 (due day 1); ray-actor learnt on day 0 at a later hour.
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=5, now=T0)
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
+    review_record(
+        user=alice, card=card(small_deck, "ray-task"), grade=5, now=T0 - timedelta(days=3)
+    )  # due day -2: the most overdue
+    day3 = T0 + timedelta(days=3)
+    review_record(user=alice, card=card(small_deck, "rllib-algorithm"), grade=3, now=day3)
+    q = selectors.queue(alice, small_deck, now=day3 + timedelta(minutes=1))
+    assert slugs(q) == [
+        ("redrill", "rllib-algorithm"),
+        ("due", "ray-task"),
+        ("due", "object-store"),
+        ("due", "ray-actor"),
+        ("new", "env-runner"),
+    ]
+
+
+def test_a_card_failed_today_comes_back_today_ahead_of_reviews(alice, small_deck):
+    task = card(small_deck, "ray-task")
+    review_record(user=alice, card=task, grade=5, now=T0)
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
+    day1 = T0 + timedelta(days=1)
+    review_record(user=alice, card=task, grade=1, now=day1)
+    q = selectors.queue(alice, small_deck, now=day1 + timedelta(minutes=1))
+    assert slugs(q)[:2] == [("redrill", "ray-task"), ("due", "ray-actor")]
+
+
+def test_daily_new_and_review_limits(alice, small_deck):
+    profile = profile_for(alice)
+    profile.new_cards_per_day, profile.reviews_per_day = 2, 1
+    profile.save()
+    q = selectors.queue(alice, small_deck, now=T0)
+    assert q.counts["new"] == 2
+    for item in q.items:
+        review_record(user=alice, card=item.card, grade=5, now=T0)
+    assert selectors.queue(alice, small_deck, now=T0 + timedelta(hours=1)).counts["new"] == 0
+    day1 = T0 + timedelta(days=1)
+    q = selectors.queue(alice, small_deck, now=day1)
+    assert q.counts == {"redrill": 0, "due": 1, "new": 2}  # two due, limit 1; new limit renewed
+    review_record(user=alice, card=q.items[0].card, grade=5, now=day1)
+    assert selectors.queue(alice, small_deck, now=day1).counts["due"] == 0
+
+
+def test_today_follows_the_learners_time_zone(alice, small_deck):
+    profile = profile_for(alice)
+    profile.time_zone = "America/Los_Angeles"  # UTC-8 in January
+    profile.new_cards_per_day = 1
+    profile.save()
+    # 07:00 UTC on 10 Jan is 23:00 on 9 Jan in Los Angeles.
+    late = datetime(2026, 1, 10, 7, 0, tzinfo=UTC)
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=late)
+    still_the_9th = late + timedelta(minutes=59)
+    q = selectors.queue(alice, small_deck, now=still_the_9th)
+    assert q.counts == {"redrill": 0, "due": 0, "new": 0}
+    tenth = late + timedelta(hours=1)  # local midnight: a new day, the task card is due
+    q = selectors.queue(alice, small_deck, now=tenth)
+    assert q.counts == {"redrill": 0, "due": 1, "new": 1}
+
+
+def test_suspended_cards_leave_the_queue(alice, small_deck):
+    card_suspend(user=alice, card=card(small_deck, "ray-task"))
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=0, now=T0)
+    card_suspend(user=alice, card=card(small_deck, "ray-actor"))
+    q = selectors.queue(alice, small_deck, now=T0 + timedelta(minutes=1))
+    assert "ray-task" not in [s for _, s in slugs(q)]
+    assert "ray-actor" not in [s for _, s in slugs(q)]
+
+
+def test_users_only_see_their_own_schedule(alice, bob, small_deck):
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=5, now=T0)
+    assert selectors.queue(bob, small_deck, now=T0).counts["new"] == 5
+    assert selectors.queue(alice, small_deck, now=T0).counts["new"] == 4
+
+
+def test_queue_across_decks_skips_unpublished_decks(alice, small_deck):
+    draft = Deck.objects.create(slug="draft", title="Draft", is_published=False)
+    section = Section.objects.create(deck=draft, slug="s", title="S")
+    Card.objects.create(deck=draft, section=section, slug="hidden", front="f", back="b")
+    q = selectors.queue(alice, now=T0)
+    assert "hidden" not in [s for _, s in slugs(q)] and q.counts["new"] == 5
+
+
+def test_sized_queue_loads_only_the_next_card_and_counts_the_rest(alice, small_deck):
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=3, now=T0)
+    q = selectors.queue(alice, small_deck, size=1, now=T0 + timedelta(minutes=1))
+    assert slugs(q) == [("redrill", "ray-task")]
+    assert q.counts == {"redrill": 1, "due": 0, "new": 4}
+
+
+def test_due_counts_per_deck_for_the_home_page(alice, small_deck):
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=T0)
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=1, now=T0)
+    counts = selectors.due_counts(alice, now=T0 + timedelta(minutes=1))
+    assert counts[small_deck.pk] == {"due": 1, "new": 3}
+
+
+# --- query counts: pinned, and the same for 5 cards or 200 --------------------------------
+
+
+def grow(deck, extra: int):
+    section = deck.sections.first()
+    Card.objects.bulk_create(
+        Card(deck=deck, section=section, slug=f"extra-{i}", order=100 + i, front="f", back="b")
+        for i in range(extra)
+    )
+
+
+def learn_everything(user, deck, now):
+    """Every card learnt two days ago, the first one left waiting for its re-drill."""
+    for i, c in enumerate(deck.cards.all()):
+        review_record(user=user, card=c, grade=3 if i == 0 else 4, now=now)
+
+
+@pytest.mark.parametrize("extra", [0, 200])
+def test_full_queue_query_count_is_constant(alice, small_deck, extra, django_assert_num_queries):
+    grow(small_deck, extra)
+    profile_for(alice)
+    learn_everything(alice, small_deck, T0 - timedelta(days=2))
+    # today's counts, re-drills, due reviews, new cards
+    with django_assert_num_queries(4):
+        q = selectors.queue(alice, small_deck)
+    assert q.counts == {"redrill": 1, "due": min(4 + extra, 200), "new": 0}
+    for item in q.items:  # cards and their sections came with the rows
+        assert item.card.section.title
+
+
+@pytest.mark.parametrize("extra", [0, 200])
+def test_next_card_query_count_is_constant(alice, small_deck, extra, django_assert_num_queries):
+    grow(small_deck, extra)
+    profile_for(alice)
+    learn_everything(alice, small_deck, T0 - timedelta(days=2))
+    # today's counts, three bounded counts, the next card
+    with django_assert_num_queries(5):
+        q = selectors.queue(alice, small_deck, size=1)
+    assert len(q.items) == 1
+
+
+@pytest.mark.parametrize("extra", [0, 200])
+def test_due_counts_query_count_is_constant(alice, small_deck, extra, django_assert_num_queries):
+    grow(small_deck, extra)
+    profile_for(alice)
+    learn_everything(alice, small_deck, T0 - timedelta(days=2))
+    with django_assert_num_queries(3):
+        selectors.due_counts(alice)
+
+
+def test_state_rows_copy_the_card_deck(alice, small_deck):
+    review_record(user=alice, card=card(small_deck, "env-runner"), grade=4)
+    assert CardState.objects.get(user=alice).deck_id == small_deck.pk
