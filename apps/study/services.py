@@ -76,15 +76,12 @@ def review_record(
     if isinstance(client_id, str):
         client_id = uuid.UUID(client_id)
     for attempt in range(3):
-        replayed = _replay(user, client_id, card, grade)
-        if replayed is not None:
-            return replayed, False
         try:
             with transaction.atomic():
                 return _review_apply(user, card, grade, client_id, duration_ms, now)
         except IntegrityError:
-            # A concurrent request created the state row or used this client_id first: look
-            # again (READ COMMITTED sees its commit) and either replay it or grade the new state.
+            # A concurrent request created the state row or used this client_id first: try again
+            # (READ COMMITTED sees its commit) and either replay it or grade the new state.
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")

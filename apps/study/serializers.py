@@ -1,0 +1,93 @@
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.study import scheduler
+from apps.study.scheduler import CardSchedule
+
+
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": 5})
+class GradeField(serializers.Field):
+    """An integer 0..5; anything else is refused with the scheduler's own sentence."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and data.strip().isdigit():
+            data = int(data)  # form posts and curl -d send text
+        try:
+            return scheduler.check_grade(data)
+        except scheduler.GradeError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value):
+        return value
+
+
+class ScheduleSerializer(serializers.Serializer):
+    """A card's SM-2 state. ease_factor is a string with two decimals ("2.36"), exactly."""
+
+    repetitions = serializers.IntegerField()
+    ease_factor = serializers.DecimalField(max_digits=6, decimal_places=2)
+    interval_days = serializers.IntegerField()
+    due_at = serializers.DateTimeField()
+    needs_redrill = serializers.BooleanField()
+    lapses = serializers.IntegerField()
+
+
+class ReviewCreateSerializer(serializers.Serializer):
+    card = serializers.IntegerField(help_text="Card id.")
+    grade = GradeField(help_text="SM-2 grade, 0 (blackout) to 5 (perfect).")
+    client_id = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="Your UUID for this review: a retry with the same one records nothing new.",
+    )
+    duration_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+
+
+class ReviewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    card = serializers.IntegerField(source="card_id")
+    grade = serializers.IntegerField()
+    reviewed_at = serializers.DateTimeField()
+    state = serializers.SerializerMethodField()
+
+    def get_state(self, log) -> dict:
+        return ScheduleSerializer(CardSchedule.from_json(log.state_after)).data
+
+
+class UndoSerializer(ReviewSerializer):
+    undone_at = serializers.DateTimeField()
+    restored = serializers.SerializerMethodField()
+
+    def get_restored(self, log) -> dict | None:
+        """The card's state now that the review is undone; null when the card is new again."""
+        if log.state_before is None:
+            return None
+        return ScheduleSerializer(CardSchedule.from_json(log.state_before)).data
+
+
+class CardStateSerializer(ScheduleSerializer):
+    card = serializers.IntegerField()
+    new = serializers.BooleanField(help_text="True when the caller has never studied the card.")
+    suspended = serializers.BooleanField()
+    is_due = serializers.BooleanField()
+    last_grade = serializers.IntegerField(allow_null=True)
+    last_reviewed_at = serializers.DateTimeField(allow_null=True)
+
+
+class QueueCardSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="card.id")
+    slug = serializers.CharField(source="card.slug")
+    kind = serializers.CharField(help_text='"redrill" (again today), "due" or "new".')
+    front_html = serializers.CharField(source="card.front_html")
+    back_html = serializers.CharField(source="card.back_html")
+    state = serializers.SerializerMethodField()
+
+    def get_state(self, item) -> dict | None:
+        return ScheduleSerializer(item.state.schedule).data if item.state is not None else None
+
+
+class QueueSerializer(serializers.Serializer):
+    deck = serializers.CharField(allow_null=True)
+    counts = serializers.DictField(child=serializers.IntegerField())
+    limits = serializers.DictField(child=serializers.IntegerField())
+    cards = QueueCardSerializer(many=True)
