@@ -3,6 +3,8 @@ from django.shortcuts import render
 from django.template import loader
 
 from apps.decks import selectors
+from apps.quizzes import selectors as quiz_selectors
+from apps.quizzes.forms import section_quiz_blocks
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -24,6 +26,7 @@ def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResp
         "cards": section.cards.all(),
         "previous": previous,
         "following": following,
+        **section_quiz_blocks(quiz_selectors.section_quizzes(section)),
     }
     return render(request, "decks/section.html", context)
 

@@ -66,7 +66,8 @@ class Quiz(models.Model):
 
     def get_absolute_url(self) -> str:
         if self.is_checkpoint and self.section_id:
-            return self.section.get_absolute_url() + f"#quiz-{self.slug}"
+            section_url = reverse("decks:section", args=[self.deck.slug, self.section.slug])
+            return f"{section_url}#quiz-{self.slug}"
         return reverse("quizzes:quiz", args=[self.slug])
 
     @property

@@ -1,0 +1,101 @@
+"""API shapes. A quiz is shown without its answers; an attempt's result shows them.
+
+Nothing before submission carries a field that knows what is right: options are ``{"id",
+"text"}`` with opaque ids, in an order fixed by the attempt's seed (or by the ids themselves).
+"""
+
+from rest_framework import serializers
+
+from apps.quizzes.models import Question, Quiz
+
+
+class QuizListSerializer(serializers.ModelSerializer):
+    section = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    question_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Quiz
+        fields = ["slug", "title", "kind", "section", "question_count"]
+
+
+class OptionSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque id; reveals nothing about the option.")
+    text = serializers.CharField(help_text="Markdown.")
+    text_html = serializers.CharField(help_text="The text rendered and sanitised.")
+
+
+class MatchItemSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque id; left and right ids are unrelated.")
+    text = serializers.CharField()
+
+
+class QuestionSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque question id, the key in an attempt's answers.")
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    prompt = serializers.CharField(help_text="Markdown.")
+    prompt_html = serializers.CharField()
+    points = serializers.IntegerField()
+    choices = OptionSerializer(many=True, required=False, help_text="single and multi only.")
+    statements = OptionSerializer(many=True, required=False, help_text="true_false only.")
+    left = MatchItemSerializer(many=True, required=False, help_text="match only.")
+    right = MatchItemSerializer(
+        many=True, required=False, help_text="match only; shuffled, unrelated to the left order."
+    )
+
+
+class OpenAttemptSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    deadline = serializers.DateTimeField(allow_null=True)
+
+
+class QuizDetailSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Quiz.Kind.choices)
+    deck = serializers.SlugField()
+    section = serializers.SlugField(allow_null=True)
+    pass_mark = serializers.FloatField(help_text="Share of the points needed to pass, 0 to 1.")
+    time_limit_seconds = serializers.IntegerField(allow_null=True)
+    question_count = serializers.IntegerField()
+    attempt = OpenAttemptSerializer(
+        allow_null=True,
+        help_text="For a timed quiz and a signed-in caller: the open attempt this request "
+        "started (or resumed); its deadline is enforced when the answers are posted.",
+    )
+    questions = QuestionSerializer(many=True)
+
+
+class AttemptCreateSerializer(serializers.Serializer):
+    answers = serializers.JSONField(
+        help_text='{"<question id>": answer}. An answer is a choice id (single), a list of choice '
+        'ids (multi), {"<statement id>": true|false} (true_false) or {"<left id>": "<right id>"} '
+        "(match). A question left out scores 0."
+    )
+
+
+class CardLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.SlugField()
+    url = serializers.CharField(help_text="The card on its section page.")
+
+
+class QuestionResultSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    points = serializers.FloatField()
+    max_points = serializers.IntegerField()
+    correct_answer = serializers.JSONField(help_text="The right answer, in the shape of an answer.")
+    explanation = serializers.CharField(help_text="Markdown.")
+    explanation_html = serializers.CharField()
+    cards = CardLinkSerializer(many=True)
+
+
+class AttemptResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField(
+        allow_null=True, help_text="null for a checkpoint: checked, not recorded."
+    )
+    score = serializers.FloatField()
+    max_score = serializers.IntegerField()
+    passed = serializers.BooleanField()
+    timed_out = serializers.BooleanField()
+    questions = QuestionResultSerializer(many=True)

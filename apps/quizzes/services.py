@@ -1,0 +1,181 @@
+"""Writes for quizzes: starting, autosaving, submitting and scoring attempts; "review these".
+
+Time limits are enforced here, on the server. A timed attempt has a deadline; answers that
+arrive after it (plus a few seconds' grace for the request in flight) are not taken. A page
+autosaves every change, so when time runs out the attempt is scored on what the server had
+by the deadline. The API, which has no autosave, rejects a late submission outright.
+"""
+
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.quizzes import scoring
+from apps.quizzes.models import Attempt, Quiz
+
+TWO_PLACES = Decimal("0.01")
+
+
+class AttemptRejected(Exception):
+    """Answers that were refused; nothing was recorded. ``problems`` are (question id, message)."""
+
+    def __init__(self, message: str, problems: list[tuple[str | None, str]] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.problems = problems or []
+
+
+def rounded(value: Fraction) -> Decimal:
+    """An exact score as the two-decimal number stored and shown."""
+    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
+        TWO_PLACES, rounding=ROUND_HALF_UP
+    )
+
+
+def _check(quiz: Quiz, answers: Any) -> list[scoring.Question]:
+    questions = quiz.scoring_questions()
+    problems = scoring.answer_problems(questions, answers)
+    if problems:
+        raise AttemptRejected(problems[0][1], problems)
+    return questions
+
+
+def _scored_fields(questions: list[scoring.Question], answers: dict) -> dict[str, Any]:
+    result = scoring.score_quiz(questions, answers)
+    return {
+        "score": rounded(result.score),
+        "max_score": result.max_score,
+        "results": [
+            {
+                "id": r.id,
+                "points": float(rounded(r.points)),
+                "max_points": r.max_points,
+                "correct_answer": r.correct_answer,
+                "answer": answers.get(r.id),
+            }
+            for r in result.questions
+        ],
+    }
+
+
+def _finish(attempt: Attempt, questions, answers: dict, *, now, timed_out: bool) -> Attempt:
+    fields = _scored_fields(questions, answers)
+    fields.update(answers=answers, submitted_at=now, timed_out=timed_out)
+    # Claim the attempt: of two submits racing (two tabs, a double click), one scores it.
+    claimed = Attempt.objects.filter(pk=attempt.pk, submitted_at__isnull=True).update(**fields)
+    attempt.refresh_from_db()
+    if not claimed and attempt.submitted_at is None:  # pragma: no cover - deleted meanwhile
+        raise AttemptRejected("this attempt no longer exists")
+    return attempt
+
+
+@transaction.atomic
+def attempt_expire(*, attempt: Attempt, now=None) -> Attempt:
+    """Score an open attempt whose time ran out on the answers saved before the deadline."""
+    now = now or timezone.now()
+    return _finish(
+        attempt, attempt.quiz.scoring_questions(), dict(attempt.answers), now=now, timed_out=True
+    )
+
+
+@transaction.atomic
+def attempt_start(*, user, quiz: Quiz, now=None) -> Attempt:
+    """The user's open attempt at ``quiz`` if it still takes answers, else a new one."""
+    if quiz.is_checkpoint:
+        raise AttemptRejected("checkpoints are answered on their section page and not scored")
+    now = now or timezone.now()
+    for attempt in Attempt.objects.open().filter(user=user, quiz=quiz).select_related("quiz"):
+        if attempt.accepts_answers(now):
+            return attempt
+        attempt_expire(attempt=attempt, now=now)
+    limit = quiz.time_limit
+    return Attempt.objects.create(
+        user=user, quiz=quiz, started_at=now, deadline=now + limit if limit else None
+    )
+
+
+@transaction.atomic
+def attempt_save(*, attempt: Attempt, answers: dict, now=None) -> bool:
+    """Autosave the answers of an open attempt; False (nothing saved) once time is up."""
+    now = now or timezone.now()
+    if not attempt.accepts_answers(now):
+        return False
+    _check(attempt.quiz, answers)
+    return bool(
+        Attempt.objects.filter(pk=attempt.pk, submitted_at__isnull=True).update(
+            answers=answers, saved_at=now
+        )
+    )
+
+
+@transaction.atomic
+def attempt_submit(*, attempt: Attempt, answers: dict, now=None) -> Attempt:
+    """Submit from the page. After the deadline the posted answers are ignored and the
+    attempt is scored on what was autosaved in time."""
+    now = now or timezone.now()
+    if not attempt.is_open:
+        return attempt
+    if not attempt.accepts_answers(now):
+        return attempt_expire(attempt=attempt, now=now)
+    questions = _check(attempt.quiz, answers)
+    return _finish(attempt, questions, answers, now=now, timed_out=False)
+
+
+@transaction.atomic
+def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
+    """Score answers posted in one go (the API). A timed quiz must have been started (its
+    detail fetched) and the answers must arrive in time; otherwise nothing is recorded."""
+    now = now or timezone.now()
+    if quiz.is_checkpoint:
+        raise AttemptRejected(
+            f'"{quiz.slug}" is a checkpoint: it is answered on its section page and not scored'
+        )
+    questions = _check(quiz, answers)
+    if quiz.time_limit is None:
+        attempt = Attempt.objects.create(user=user, quiz=quiz, started_at=now)
+        return _finish(attempt, questions, answers, now=now, timed_out=False)
+    attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
+    minutes = quiz.time_limit_minutes
+    if attempt is None:
+        raise AttemptRejected(
+            f"this quiz has a time limit of {minutes} min: fetch GET /api/quizzes/{quiz.slug}/ "
+            "first to start the clock, then post the answers"
+        )
+    if not attempt.accepts_answers(now):
+        raise AttemptRejected(
+            f"the time limit of {minutes} min ran out at "
+            f"{attempt.deadline:%Y-%m-%d %H:%M:%S} UTC, so these answers were not recorded; "
+            f"fetch GET /api/quizzes/{quiz.slug}/ to start a new attempt"
+        )
+    return _finish(attempt, questions, answers, now=now, timed_out=False)
+
+
+def checkpoint_score(*, quiz: Quiz, answers: Any) -> dict[str, Any]:
+    """Score a checkpoint's answers for immediate feedback; nothing is recorded."""
+    questions = _check(quiz, answers)
+    fields = _scored_fields(questions, answers)
+    fields["passed"] = bool(fields["max_score"]) and (
+        Fraction(str(fields["score"])) / fields["max_score"] >= Fraction(str(quiz.pass_mark))
+    )
+    return fields
+
+
+def attempt_missed_cards(attempt: Attempt):
+    """Cards that teach the questions this attempt did not get full marks on."""
+    from apps.decks.models import Card
+
+    missed = [r["id"] for r in attempt.results if r["points"] < r["max_points"]]
+    return Card.objects.filter(quiz_questions__key__in=missed).distinct().order_by("pk")
+
+
+def attempt_cards_requeue(*, user, attempt: Attempt) -> int:
+    """ "Review these": put the missed questions' cards into the user's queue, due now."""
+    from apps.study.services import cards_requeue
+
+    cards = list(attempt_missed_cards(attempt))
+    if cards:
+        cards_requeue(user=user, cards=cards)
+    return len(cards)

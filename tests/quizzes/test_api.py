@@ -1,0 +1,217 @@
+"""The quiz API: list, detail without answers, attempts scored per DESIGN.md, and every
+rejection a 400 that names the question and records nothing."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from apps.quizzes.models import Attempt
+from tests.quizzes.conftest import q, right_answers, wrong_single
+
+
+@pytest.fixture
+def client(api_client, alice):
+    api_client.force_authenticate(alice)
+    return api_client
+
+
+def post(client, slug, answers):
+    return client.post(f"/api/quizzes/{slug}/attempts/", {"answers": answers}, format="json")
+
+
+def test_list(api_client, quizzes):
+    response = api_client.get("/api/quizzes/")
+    assert response.status_code == 200
+    by_slug = {row["slug"]: row for row in response.json()}
+    assert by_slug["core-check"] == {
+        "slug": "core-check",
+        "title": "Ray core knowledge check",
+        "kind": "knowledge_check",
+        "section": "ray-core",
+        "question_count": 4,
+    }
+    assert by_slug["final-check"]["section"] is None
+    assert by_slug["checkpoint-core"]["kind"] == "checkpoint"
+
+
+def test_detail_shape(api_client, core_check):
+    data = api_client.get("/api/quizzes/core-check/").json()
+    assert data["attempt"] is None and data["question_count"] == 4
+    kinds = {question["kind"]: question for question in data["questions"]}
+    assert set(kinds["single"]) == {"id", "kind", "prompt", "prompt_html", "points", "choices"}
+    assert set(kinds["single"]["choices"][0]) == {"id", "text", "text_html"}
+    assert len(kinds["multi"]["choices"]) == 4 and kinds["multi"]["points"] == 3
+    assert len(kinds["true_false"]["statements"]) == 2
+    match = kinds["match"]
+    assert {item["text"] for item in match["right"]} == {"Stateless remote call", "Stateful worker"}
+    assert {item["id"] for item in match["left"]}.isdisjoint({i["id"] for i in match["right"]})
+
+
+def test_full_marks_then_the_result_shows_right_answers_explanations_and_cards(client, core_check):
+    response = post(client, "core-check", right_answers(core_check))
+    assert response.status_code == 201, response.json()
+    data = response.json()
+    assert (data["score"], data["max_score"], data["passed"]) == (7.0, 7, True)
+    attempt = Attempt.objects.get()
+    assert data["id"] == attempt.pk and attempt.score == 7
+    single = next(r for r in data["questions"] if r["id"] == q("actor-single").key)
+    assert single["correct_answer"] == q("actor-single").choices.get(correct=True).key
+    assert single["explanation"] == "An **actor** is a process with state."
+    assert single["cards"] == [
+        {
+            "id": single["cards"][0]["id"],
+            "slug": "ray-actor",
+            "url": "/decks/ray-basics/ray-core/#card-ray-actor",
+        }
+    ]
+
+
+def test_partial_answers_and_left_out_questions(client, core_check):
+    multi, tf, match = q("store-multi"), q("task-tf"), q("core-match-scored")
+    right = [c.key for c in multi.choices.filter(correct=True)]
+    wrong = multi.choices.get(correct=False).key
+    statements = {s.text: s.key for s in tf.statements.all()}
+    pairs = {p.left: p for p in match.pairs.all()}
+    answers = {
+        q("actor-single").key: wrong_single(q("actor-single")),  # 0 of 1
+        multi.key: [*right[:2], wrong],  # (2 - 1) / 3 of 3 points = 1
+        tf.key: {statements["A task keeps state between calls"]: False},  # 1/2 of 2 = 1
+        match.key: {pairs["Task"].left_key: pairs["Actor"].right_key},  # 0 of 1
+    }
+    data = post(client, "core-check", answers).json()
+    points = {r["id"]: r["points"] for r in data["questions"]}
+    assert points == {q("actor-single").key: 0, multi.key: 1, tf.key: 1, match.key: 0}
+    assert data["score"] == 2 and not data["passed"]
+    # the right answer comes back in the shape of an answer
+    result = {r["id"]: r for r in data["questions"]}
+    assert sorted(result[multi.key]["correct_answer"]) == sorted(right)
+    assert result[tf.key]["correct_answer"] == {
+        statements["A task keeps state between calls"]: False,
+        statements["A task returns an ObjectRef at once"]: True,
+    }
+    assert post(client, "core-check", {}).json()["score"] == 0
+
+
+@pytest.mark.parametrize(
+    ("answers", "says"),
+    [
+        (lambda: {"nope": "x"}, 'question "nope" is not in this quiz'),
+        (
+            lambda: {q("actor-single").key: q("store-multi").choices.first().key},
+            "belongs to question",
+        ),
+        (lambda: {q("actor-single").key: "not-a-choice"}, "is not a choice of this question"),
+        (lambda: {q("core-match-scored").key: ["a", "b"]}, "the matching must be an object"),
+        (
+            lambda: {
+                q("core-match-scored").key: {q("core-match-scored").pairs.first().left_key: 7}
+            },
+            "right-hand item ids are strings",
+        ),
+        (lambda: {q("task-tf").key: {q("task-tf").statements.first().key: "yes"}}, "true or false"),
+        (lambda: ["not", "a", "map"], "answers must be an object"),
+        # an id of a checkpoint question is not in this quiz either
+        (lambda: {q("core-match").key: {}}, "is not in this quiz"),
+    ],
+)
+def test_bad_answers_are_a_400_naming_the_question_and_nothing_is_recorded(
+    client, core_check, answers, says
+):
+    answers = answers()
+    response = post(client, "core-check", answers)
+    assert response.status_code == 400
+    body = response.json()
+    assert says in body["error"], body
+    assert body["error"].startswith("answers: ")
+    assert not Attempt.objects.exists()
+
+
+def test_missing_answers_and_anonymous_callers(client, core_check):
+    assert client.post("/api/quizzes/core-check/attempts/", {}, format="json").status_code == 400
+    assert post(client, "no-such-quiz", {}).status_code == 404
+    response = post(APIClient(), "core-check", {})
+    assert response.status_code in (401, 403)
+    assert "error" in response.json()
+    assert not Attempt.objects.exists()
+
+
+def test_a_checkpoint_is_checked_and_not_recorded(client, quizzes):
+    match = q("core-match")
+    answers = {match.key: {p.left_key: p.right_key for p in match.pairs.all()}}
+    response = post(client, "checkpoint-core", answers)
+    assert response.status_code == 200
+    assert response.json()["id"] is None and response.json()["score"] == 1
+    assert not Attempt.objects.exists()
+
+
+# --- time limits ---------------------------------------------------------------------------
+
+
+def test_a_timed_quiz_starts_on_get_and_takes_answers_in_time(client, final_check):
+    data = client.get("/api/quizzes/final-check/").json()
+    assert data["time_limit_seconds"] == 60
+    attempt = Attempt.objects.get()
+    assert data["attempt"]["id"] == attempt.pk and attempt.is_open
+    # a second GET resumes the same attempt, same order
+    assert client.get("/api/quizzes/final-check/").json() == data
+    response = post(client, "final-check", right_answers(final_check))
+    assert response.status_code == 201
+    assert response.json()["id"] == attempt.pk
+    attempt.refresh_from_db()
+    assert attempt.score == 2 and not attempt.timed_out
+
+
+def test_a_timed_quiz_needs_its_clock_started(client, final_check):
+    response = post(client, "final-check", right_answers(final_check))
+    assert response.status_code == 400
+    assert (
+        "fetch GET /api/quizzes/final-check/ first to start the clock" in response.json()["error"]
+    )
+    assert not Attempt.objects.exists()
+
+
+def test_answers_after_the_time_limit_are_a_400_and_nothing_is_recorded(client, final_check):
+    client.get("/api/quizzes/final-check/")
+    Attempt.objects.update(
+        started_at=timezone.now() - timedelta(seconds=70),
+        deadline=timezone.now() - timedelta(seconds=10),
+    )
+    response = post(client, "final-check", right_answers(final_check))
+    assert response.status_code == 400
+    assert "the time limit of 1 min ran out at" in response.json()["error"]
+    attempt = Attempt.objects.get()
+    assert attempt.is_open and attempt.score is None and attempt.answers == {}
+    # starting again closes the timed-out attempt (nothing was saved, so 0) and opens a new one
+    data = client.get("/api/quizzes/final-check/").json()
+    assert data["attempt"]["id"] != attempt.pk
+    attempt.refresh_from_db()
+    assert attempt.timed_out and attempt.score == 0
+
+
+def test_a_few_seconds_of_grace_for_the_request_in_flight(client, final_check):
+    client.get("/api/quizzes/final-check/")
+    Attempt.objects.update(deadline=timezone.now() - timedelta(seconds=2))
+    assert post(client, "final-check", right_answers(final_check)).status_code == 201
+
+
+def test_anonymous_get_of_a_timed_quiz_starts_nothing(api_client, final_check):
+    assert api_client.get("/api/quizzes/final-check/").json()["attempt"] is None
+    assert not Attempt.objects.exists()
+
+
+def test_schema_describes_the_quiz_endpoints(api_client, db):
+    response = api_client.get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    assert {"/api/quizzes/", "/api/quizzes/{slug}/", "/api/quizzes/{slug}/attempts/"} <= set(paths)
+    post_op = paths["/api/quizzes/{slug}/attempts/"]["post"]
+    assert {"201", "400"} <= set(post_op["responses"])
+
+
+def test_query_counts_do_not_grow_with_questions(client, core_check, django_assert_num_queries):
+    with django_assert_num_queries(1):  # counts, best score and deck visibility are subqueries
+        client.get("/api/quizzes/")
+    with django_assert_num_queries(5):  # quiz, questions, choices, statements, pairs
+        client.get("/api/quizzes/core-check/")
