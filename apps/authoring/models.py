@@ -1,0 +1,88 @@
+"""Who may author which deck, and the revision history of every card and quiz question."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class DeckAuthor(models.Model):
+    """A per-deck author grant for a user who is not staff (staff may author every deck)."""
+
+    deck = models.ForeignKey("decks.Deck", on_delete=models.CASCADE, related_name="authors")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deck_grants"
+    )
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "user"], name="deck_author_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} authors {self.deck}"
+
+
+class Revision(models.Model):
+    """One saved version of a card or a quiz question: its full editable fields, as JSON.
+
+    Revisions are append-only; restoring an old one writes a new revision. ``number`` counts
+    1, 2, 3... per card or question so people can say "revision 4".
+    """
+
+    class Source(models.TextChoices):
+        ORIGINAL = "original", "as it was before the first recorded edit"
+        EDITOR = "editor", "author pages"
+        API = "api", "API"
+        IMPORT = "import", "import"
+        RESTORE = "restore", "restore"
+
+    card = models.ForeignKey(
+        "decks.Card", on_delete=models.CASCADE, null=True, blank=True, related_name="revisions"
+    )
+    question = models.ForeignKey(
+        "quizzes.Question",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="revisions",
+    )
+    number = models.PositiveIntegerField()
+    data = models.JSONField()
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    note = models.CharField(max_length=200, blank=True)
+    changes_answer = models.BooleanField(
+        default=False, help_text="The edit changed what is right: learners review the card again."
+    )
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.EDITOR)
+    restored_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(card__isnull=False, question__isnull=True)
+                | Q(card__isnull=True, question__isnull=False),
+                name="revision_of_card_or_question",
+            ),
+            models.UniqueConstraint(
+                fields=["card", "number"], condition=Q(card__isnull=False), name="card_rev_number"
+            ),
+            models.UniqueConstraint(
+                fields=["question", "number"],
+                condition=Q(question__isnull=False),
+                name="question_rev_number",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.target} revision {self.number}"
+
+    @property
+    def target(self):
+        return self.card if self.card_id else self.question

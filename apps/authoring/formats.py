@@ -1,0 +1,464 @@
+"""Deck import and export formats, turned into (and out of) the deck file format's DeckDoc.
+
+Import: our own deck format (YAML, or JSON, which is YAML too), CSV, and Anki's text export.
+Export: our own format (YAML or JSON; loading it back gives identical content), CSV, and an Anki
+package (.apkg). Every import file is at most MAX_FILE_BYTES (2 MiB). Errors are ContentErrors
+naming the file, the line or entry, and the problem; nothing is written before a whole file
+has been read and checked.
+
+CSV and Anki rows merge into the deck's current content: a row whose slug the deck already
+has updates that card's front, back and tags (and moves it to the row's section); other rows
+are appended to their section; cards the file does not mention stay as they are.
+"""
+
+import csv
+import hashlib
+import html
+import io
+import json
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import genanki
+import nh3
+import yaml
+from django.utils.text import slugify
+
+from apps.decks.content import (
+    MAX_FILE_BYTES,
+    CardDoc,
+    ContentError,
+    DeckDoc,
+    SectionDoc,
+    deck_document,
+    parse_deck,
+    read_yaml,
+)
+from apps.decks.models import Deck
+
+IMPORT_FORMATS = ("yaml", "json", "csv", "anki")
+EXPORT_FORMATS = ("yaml", "json", "csv", "apkg")
+CSV_REQUIRED = ("front", "back", "section", "tags")
+CSV_OPTIONAL = ("slug", "section_title", "why")
+CSV_COLUMNS = ("slug", "section", "section_title", "front", "back", "why", "tags")
+ANKI_SECTION = "imported-from-anki"
+EXTENSIONS = {
+    ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv", ".txt": "anki",
+    ".tsv": "anki",
+}  # fmt: skip
+CONTENT_TYPES = {
+    "yaml": "application/yaml; charset=utf-8",
+    "json": "application/json; charset=utf-8",
+    "csv": "text/csv; charset=utf-8",
+    "apkg": "application/octet-stream",
+}
+
+
+def limit_text() -> str:
+    return f"{MAX_FILE_BYTES / 1024 / 1024:g} MiB"
+
+
+# Reading -----------------------------------------------------------------------------------
+
+
+@dataclass
+class CardRow:
+    """One card from a CSV or Anki file; why is None when the file has no such column."""
+
+    line: int
+    slug: str
+    front: str
+    back: str
+    section: str
+    tags: list[str]
+    why: str | None = None
+    section_title: str = ""
+
+
+def format_guess(filename: str) -> str | None:
+    return EXTENSIONS.get(Path(filename).suffix.lower())
+
+
+def text_decode(data: bytes, source: str) -> str:
+    if len(data) > MAX_FILE_BYTES:
+        raise ContentError(
+            source,
+            "",
+            f"the file is {len(data) / 1024 / 1024:.1f} MiB; the limit is {limit_text()}"
+            " (split the deck or import it in parts)",
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ContentError(source, f"line {line}", "not UTF-8 text; save it as UTF-8") from None
+
+
+def slug_from_text(text: str) -> str:
+    """A stable card slug from its front text: the same text always gives the same slug."""
+    slug = slugify(text)[:60].strip("-")
+    if "-" in slug and len(slugify(text)) > 60:
+        slug = slug.rsplit("-", 1)[0]
+    return slug or "card-" + hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+def _tags_split(value: str) -> list[str]:
+    parts = value.split(",") if "," in value else value.split()
+    return list(dict.fromkeys(p.strip() for p in parts if p.strip()))
+
+
+def _rows_check(rows: list[CardRow], source: str) -> None:
+    seen: dict[str, int] = {}
+    for row in rows:
+        where = f"line {row.line}"
+        if not row.front:
+            raise ContentError(source, where, "front is empty")
+        if not row.back:
+            raise ContentError(source, where, "back is empty")
+        if len(row.slug) > 80 or not re.match(r"^[a-z0-9]+(?:-[a-z0-9]+)*$", row.slug):
+            raise ContentError(
+                source, where, f"slug {row.slug!r} must be lowercase words joined by hyphens"
+            )
+        if row.slug in seen:
+            raise ContentError(
+                source,
+                where,
+                f"duplicate card slug {row.slug!r}, also on line {seen[row.slug]}"
+                " (give one of them its own slug in a slug column)",
+            )
+        seen[row.slug] = row.line
+
+
+def csv_rows(text: str, source: str) -> list[CardRow]:
+    """Rows of a CSV file with a header naming at least front, back, section and tags."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    except csv.Error as exc:
+        raise ContentError(source, "line 1", f"not valid CSV ({exc})") from None
+    if not header:
+        raise ContentError(source, "line 1", "the file is empty; expected a header line")
+    missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing:
+        raise ContentError(
+            source,
+            "line 1",
+            f"missing column {missing[0]!r} (the header needs {', '.join(CSV_REQUIRED)};"
+            f" optional: {', '.join(CSV_OPTIONAL)})",
+        )
+    unknown = [c for c in header if c not in CSV_REQUIRED + CSV_OPTIONAL]
+    if unknown:
+        raise ContentError(source, "line 1", f"unknown column {unknown[0]!r}")
+    reader.fieldnames = header
+    rows: list[CardRow] = []
+    line = reader.line_num + 1
+    try:
+        for record in reader:
+            if None in record:
+                raise ContentError(source, f"line {line}", "more fields than header columns")
+            values = {k: (v or "").strip() for k, v in record.items()}
+            if any(values.values()):
+                if not values["section"]:
+                    raise ContentError(source, f"line {line}", "section is empty")
+                rows.append(
+                    CardRow(
+                        line=line,
+                        slug=values.get("slug") or slug_from_text(values["front"]),
+                        front=values["front"],
+                        back=values["back"],
+                        section=values["section"],
+                        section_title=values.get("section_title", ""),
+                        tags=_tags_split(values["tags"]),
+                        why=values.get("why"),
+                    )
+                )
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        raise ContentError(source, f"line {line}", f"not valid CSV ({exc})") from None
+    _rows_check(rows, source)
+    return rows
+
+
+SEPARATORS = {"tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+
+
+def anki_html_to_text(value: str) -> str:
+    """Anki fields are HTML: keep the text and line breaks, drop every tag (and scripts)."""
+    value = re.sub(r"(?i)<br\s*/?>|</(div|p|li)>", "\n", value)
+    value = nh3.clean(value, tags=set(), strip_comments=True)
+    value = html.unescape(value).replace("\xa0", " ")
+    return "\n".join(line.rstrip() for line in value.splitlines()).strip()
+
+
+def anki_rows(text: str, source: str, *, section: str = ANKI_SECTION) -> list[CardRow]:
+    """Anki's "Notes in Plain Text" export: `#key:value` header lines, then one note a line,
+    front and back separated by the separator (tab by default), quoted like CSV when needed."""
+    lines = text.splitlines(keepends=True)
+    separator, is_html, skip, tags_column = "\t", False, set(), None
+    header_lines = 0
+    for raw in lines:
+        if not raw.startswith("#"):
+            break
+        header_lines += 1
+        key, _, value = raw[1:].strip().partition(":")
+        key, value = key.strip().lower(), value.strip()
+        if key == "separator":
+            separator = SEPARATORS.get(value.lower(), value[:1] or "\t")
+        elif key == "html":
+            is_html = value.lower() == "true"
+        elif key in ("guid column", "notetype column", "deck column") and value.isdigit():
+            skip.add(int(value) - 1)
+        elif key == "tags column" and value.isdigit():
+            tags_column = int(value) - 1
+    body = "".join(lines[header_lines:])
+    reader = csv.reader(io.StringIO(body, newline=""), delimiter=separator, quotechar='"')
+    rows: list[CardRow] = []
+    line = header_lines + 1
+    clean = anki_html_to_text if is_html else str.strip
+    try:
+        for record in reader:
+            if any(field.strip() for field in record):
+                tags = record[tags_column] if tags_column is not None and tags_column < len(
+                    record
+                ) else ""  # fmt: skip
+                fields = [f for i, f in enumerate(record) if i not in skip and i != tags_column]
+                if len(fields) < 2:
+                    name = next(k for k, v in SEPARATORS.items() if v == separator) if (
+                        separator in SEPARATORS.values()
+                    ) else repr(separator)  # fmt: skip
+                    raise ContentError(
+                        source,
+                        f"line {line}",
+                        f"expected front and back separated by a {name}, found one field",
+                    )
+                front, back = clean(fields[0]), clean(fields[1])
+                rows.append(
+                    CardRow(
+                        line=line, slug=slug_from_text(front), front=front, back=back,
+                        section=section, tags=tags.split(),
+                        section_title="Imported from Anki" if section == ANKI_SECTION else "",
+                    )
+                )  # fmt: skip
+            line = header_lines + reader.line_num + 1
+    except csv.Error as exc:
+        raise ContentError(source, f"line {line}", f"cannot read this line ({exc})") from None
+    _rows_check(rows, source)
+    return rows
+
+
+def _deck_doc_of(deck: Deck) -> DeckDoc:
+    """The deck's current content as a DeckDoc, for merging rows into."""
+    document = deck_document(deck)
+    return DeckDoc(
+        slug=document["slug"],
+        title=document["title"],
+        description=document["description"],
+        objectives=document["objectives"],
+        sections=[
+            SectionDoc(
+                slug=s["slug"],
+                title=s["title"],
+                summary=s["summary"],
+                concepts=[(c["question"], c["explanation"]) for c in s["concepts"]],
+                cards=[CardDoc(**c) for c in s["cards"]],
+            )
+            for s in document["sections"]
+        ],
+    )
+
+
+def rows_merge(
+    rows: list[CardRow], *, deck_slug: str, deck_title: str = "", source: str
+) -> DeckDoc:
+    """The deck's content with the rows applied (see the module docstring)."""
+    deck = Deck.objects.filter(slug=deck_slug).first()
+    if deck is not None:
+        doc = _deck_doc_of(deck)
+    else:
+        if not re.match(r"^[a-z0-9]+(?:-[a-z0-9]+)*$", deck_slug or ""):
+            raise ContentError(source, "", f"deck slug {deck_slug!r} must be like ray-basics")
+        title = deck_title or deck_slug.replace("-", " ").capitalize()
+        doc = DeckDoc(slug=deck_slug, title=title, description="", objectives=[], sections=[])
+    by_slug = {s.slug: s for s in doc.sections}
+    by_title = {s.title.strip().lower(): s for s in doc.sections}
+    where = {c.slug: s for s in doc.sections for c in s.cards}
+    for row in rows:
+        section = by_slug.get(row.section) or by_title.get(row.section.lower())
+        if section is None:
+            slug = slugify(row.section)[:80].strip("-")
+            if not slug:
+                raise ContentError(
+                    source, f"line {row.line}", f"section {row.section!r} has no letters"
+                )
+            section = by_slug.get(slug)
+            if section is None:
+                title = row.section_title or row.section
+                section = SectionDoc(slug=slug, title=title, summary="", concepts=[], cards=[])
+                doc.sections.append(section)
+                by_slug[slug] = section
+                by_title[title.lower()] = section
+        old_section = where.get(row.slug)
+        card = None
+        if old_section is not None:
+            card = next(c for c in old_section.cards if c.slug == row.slug)
+            card.front, card.back, card.tags = row.front, row.back, row.tags
+            if row.why is not None:
+                card.why = row.why
+            if old_section is not section:
+                old_section.cards.remove(card)
+                section.cards.append(card)
+        else:
+            card = CardDoc(
+                slug=row.slug, front=row.front, back=row.back, why=row.why or "", tags=row.tags
+            )
+            section.cards.append(card)
+        where[row.slug] = section
+    return doc
+
+
+def import_document(
+    data: bytes,
+    *,
+    filename: str,
+    fmt: str | None = None,
+    deck_slug: str = "",
+    deck_title: str = "",
+    section: str = "",
+) -> DeckDoc:
+    """Read and check a whole import file; raises ContentError naming the line or entry."""
+    source = Path(filename).name or "upload"
+    fmt = fmt or format_guess(filename)
+    if fmt not in IMPORT_FORMATS:
+        raise ContentError(
+            source,
+            "",
+            f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}"
+            " (or a file ending in .yaml, .json, .csv or .txt)",
+        )
+    text = text_decode(data, source)
+    if fmt in ("yaml", "json"):
+        if fmt == "json":
+            try:
+                data_doc = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ContentError(
+                    source, f"line {exc.lineno}", f"not valid JSON ({exc.msg})"
+                ) from None
+        else:
+            data_doc = read_yaml(text, source)
+        return parse_deck(data_doc, source)
+    if not deck_slug:
+        raise ContentError(source, "", f"a {fmt} file has no deck: name the deck to import into")
+    rows = csv_rows(text, source) if fmt == "csv" else anki_rows(
+        text, source, section=section or ANKI_SECTION
+    )  # fmt: skip
+    if not rows:
+        raise ContentError(source, "", "the file has no cards")
+    return rows_merge(rows, deck_slug=deck_slug, deck_title=deck_title, source=source)
+
+
+# Writing -----------------------------------------------------------------------------------
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Multi-line text as readable `|` blocks."""
+
+
+def _text_representer(dumper: yaml.SafeDumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_BlockDumper.add_representer(str, _text_representer)
+
+
+def export_yaml(deck: Deck) -> str:
+    return yaml.dump(
+        deck_document(deck), Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100
+    )
+
+
+def export_json(deck: Deck) -> str:
+    return json.dumps(deck_document(deck), indent=2, ensure_ascii=False) + "\n"
+
+
+def export_csv(deck: Deck) -> str:
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
+        joiner = ", " if any(" " in t or "," in t for t in card.tags) else " "
+        writer.writerow(
+            [card.slug, card.section.slug, card.section.title, card.front, card.back, card.why,
+             joiner.join(card.tags)]
+        )  # fmt: skip
+    return out.getvalue()
+
+
+def _stable_id(kind: str, slug: str) -> int:
+    """Anki model and deck ids: the same slug always gives the same id (between 2^30 and 2^31),
+    so importing a newer export into Anki updates the same deck and note type."""
+    digest = int(hashlib.sha256(f"raydeck-{kind}:{slug}".encode()).hexdigest()[:12], 16)
+    return (1 << 30) + digest % (1 << 30)
+
+
+ANKI_CSS = """.card { font-family: system-ui, sans-serif; font-size: 18px; text-align: left;
+  color: black; background-color: white; line-height: 1.5; }
+.why { color: #64748b; font-size: 0.9em; }
+pre { background: #f1f5f9; padding: 0.6em; overflow-x: auto; }
+code { background: #f1f5f9; }"""
+
+
+def anki_model(deck: Deck) -> genanki.Model:
+    return genanki.Model(
+        _stable_id("model", deck.slug),
+        f"RayDeck ({deck.slug})",
+        fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Why"}, {"name": "Slug"}],
+        templates=[
+            {
+                "name": "Card 1",
+                "qfmt": "{{Front}}",
+                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}'
+                '{{#Why}}<div class="why">{{Why}}</div>{{/Why}}',
+            }
+        ],
+        css=ANKI_CSS,
+    )
+
+
+def anki_guid(deck: Deck, card_slug: str) -> str:
+    return genanki.guid_for("raydeck", deck.slug, card_slug)
+
+
+def export_apkg(deck: Deck) -> bytes:
+    """An Anki package: one note per card (front and back as sanitised HTML), tagged with its
+    tags and section; note ids (guids) come from the card slugs, so Anki updates rather than
+    duplicates notes when a newer export is imported."""
+    model = anki_model(deck)
+    anki_deck = genanki.Deck(_stable_id("deck", deck.slug), deck.title)
+    for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
+        tags = [t.replace(" ", "_") for t in card.tags] + [card.section.slug]
+        anki_deck.add_note(
+            genanki.Note(
+                model=model,
+                fields=[card.front_html, card.back_html, card.why_html, card.slug],
+                tags=list(dict.fromkeys(tags)),
+                guid=anki_guid(deck, card.slug),
+            )
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{deck.slug}.apkg"
+        genanki.Package(anki_deck).write_to_file(str(path))
+        return path.read_bytes()
+
+
+def export_deck(deck: Deck, fmt: str) -> bytes:
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    if fmt == "apkg":
+        return export_apkg(deck)
+    writer: dict[str, Any] = {"yaml": export_yaml, "json": export_json, "csv": export_csv}
+    return writer[fmt](deck).encode()

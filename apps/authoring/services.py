@@ -1,0 +1,527 @@
+"""Writes made by authors: decks, sections, cards, quiz questions, revisions and imports.
+
+Every function validates what it is given and raises django's ValidationError with a message per
+field that a person can act on; pages show it next to the field and the API returns it as a 400.
+
+Two rules hold everywhere:
+- A card keeps its row (and so every learner's CardState and ReviewLog) through any edit.
+  Only an edit marked "changes the answer" touches schedules: it makes the card due now for
+  every learner who has studied it, through apps.study.services.cards_requeue.
+- Every change to a card or question writes a Revision with the full editable fields. The first
+  recorded edit of something that has no history (seeded content) first writes an "original"
+  revision, so the text before any edit can always be restored.
+"""
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from apps.authoring.models import DeckAuthor, Revision
+from apps.authoring.selectors import can_author
+from apps.decks.content import SLUG_RE, DeckDoc, LoadResult, deck_apply
+from apps.decks.models import Card, Deck, Section
+from apps.quizzes.content import _apply_question, _parse_question
+from apps.quizzes.models import Question, Quiz
+from apps.study.services import cards_requeue
+
+CARD_FIELDS = ("section", "slug", "front", "back", "why", "tags")
+Source = Revision.Source
+
+
+# Revisions ---------------------------------------------------------------------------------
+
+
+def card_data(card: Card) -> dict[str, Any]:
+    """The card's editable fields as stored in a revision."""
+    return {
+        "section": card.section.slug,
+        "slug": card.slug,
+        "front": card.front,
+        "back": card.back,
+        "why": card.why,
+        "tags": list(card.tags),
+    }
+
+
+def question_data(question: Question) -> dict[str, Any]:
+    """The question in the quiz file format (fixtures/quizzes), choices in the author's order."""
+    doc: dict[str, Any] = {
+        "slug": question.slug,
+        "kind": question.kind,
+        "prompt": question.prompt,
+        "explanation": question.explanation,
+        "points": question.points,
+        "cards": sorted(c.slug for c in question.cards.all()),
+    }
+    by_order = lambda rows: sorted(rows, key=lambda row: (row.order, row.pk))  # noqa: E731
+    if question.kind in (Question.Kind.SINGLE, Question.Kind.MULTI):
+        doc["choices"] = [
+            {"text": c.text, "correct": c.correct} for c in by_order(question.choices.all())
+        ]
+    elif question.kind == Question.Kind.TRUE_FALSE:
+        doc["statements"] = [
+            {"text": s.text, "answer": s.answer} for s in by_order(question.statements.all())
+        ]
+    else:
+        doc["pairs"] = [{"left": p.left, "right": p.right} for p in by_order(question.pairs.all())]
+    return doc
+
+
+def _revision_add(
+    *,
+    card: Card | None = None,
+    question: Question | None = None,
+    data: dict[str, Any],
+    author=None,
+    note: str = "",
+    changes_answer: bool = False,
+    source: str = Source.EDITOR,
+    restored_from: Revision | None = None,
+) -> Revision:
+    target = {"card": card} if card is not None else {"question": question}
+    last = Revision.objects.filter(**target).aggregate(n=Max("number"))["n"] or 0
+    return Revision.objects.create(
+        **target,
+        number=last + 1,
+        data=data,
+        author=author if author is not None and author.is_authenticated else None,
+        note=note[:200],
+        changes_answer=changes_answer,
+        source=source,
+        restored_from=restored_from,
+    )
+
+
+def _original_keep(*, card: Card | None = None, question: Question | None = None, data) -> None:
+    """Record the pre-edit text of something with no history yet (seeded or imported before
+    revisions existed), so the first edit can be undone by a restore."""
+    target = {"card": card} if card is not None else {"question": question}
+    if not Revision.objects.filter(**target).exists():
+        _revision_add(**target, data=data, source=Source.ORIGINAL, note="before the first edit")
+
+
+def card_learners_requeue(card: Card) -> int:
+    """Make the card due now for everyone who has studied it; their history stays."""
+    learners = get_user_model().objects.filter(card_states__card=card).distinct()
+    for user in learners:
+        cards_requeue(user=user, cards=[card])
+    return len(learners)
+
+
+# Cards -------------------------------------------------------------------------------------
+
+
+def _tags(value) -> list[str]:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, (list, tuple)) or not all(isinstance(t, str) for t in value):
+        raise ValidationError({"tags": "tags must be a list of words, or words separated by ,"})
+    return list(dict.fromkeys(t.strip() for t in value if t.strip()))
+
+
+def _slug_check(field: str, value: str) -> str:
+    value = (value or "").strip()
+    if not value:
+        raise ValidationError({field: f"{field} is required"})
+    if len(value) > 80 or not SLUG_RE.match(value):
+        raise ValidationError(
+            {field: f"{value!r} must be lowercase words joined by hyphens, e.g. ray-task"}
+        )
+    return value
+
+
+def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[str, Any]:
+    """Normalised card fields (text stripped, like the file loader) or a ValidationError."""
+    clean: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for key in ("front", "back", "why"):
+        if key in fields:
+            clean[key] = (fields[key] or "").strip()
+            if key != "why" and not clean[key]:
+                errors[key] = f"{key} must not be empty"
+    if "tags" in fields:
+        try:
+            clean["tags"] = _tags(fields["tags"])
+        except ValidationError as exc:
+            errors.update(exc.message_dict)
+    if "slug" in fields:
+        try:
+            clean["slug"] = _slug_check("slug", fields["slug"])
+        except ValidationError as exc:
+            errors.update({k: v[0] for k, v in exc.message_dict.items()})
+        else:
+            taken = Card.objects.filter(deck=deck, slug=clean["slug"])
+            if card is not None:
+                taken = taken.exclude(pk=card.pk)
+            if taken.exists():
+                errors["slug"] = f"deck {deck.slug!r} already has a card {clean['slug']!r}"
+    if "section" in fields:
+        section = fields["section"]
+        if not isinstance(section, Section):
+            section = deck.sections.filter(slug=section).first()
+        if section is None or section.deck_id != deck.pk:
+            errors["section"] = f"section {fields['section']!r} is not in deck {deck.slug!r}"
+        clean["section"] = section
+    if errors:
+        raise ValidationError(errors)
+    return clean
+
+
+def _next_order(section: Section) -> int:
+    top = section.cards.aggregate(n=Max("order"))["n"]
+    return 0 if top is None else top + 1
+
+
+@transaction.atomic
+def card_create(
+    *, deck: Deck, author, note: str = "", source: str = Source.EDITOR, **fields
+) -> Card:
+    missing = [k for k in ("section", "slug", "front", "back") if not fields.get(k)]
+    if missing:
+        raise ValidationError({k: f"{k} is required" for k in missing})
+    clean = _card_clean(deck, {"why": "", "tags": [], **fields}, None)
+    card = Card(deck=deck, order=_next_order(clean["section"]), **clean)
+    card.save()
+    _revision_add(card=card, data=card_data(card), author=author, note=note or "created",
+                  source=source)  # fmt: skip
+    return card
+
+
+@transaction.atomic
+def card_update(
+    *,
+    card: Card,
+    author,
+    note: str = "",
+    changes_answer: bool = False,
+    source: str = Source.EDITOR,
+    restored_from: Revision | None = None,
+    **fields,
+) -> Revision | None:
+    """Edit a card in place; returns the new revision, or None when nothing changed."""
+    unknown = set(fields) - set(CARD_FIELDS)
+    if unknown:
+        raise ValidationError({sorted(unknown)[0]: "not a card field"})
+    clean = _card_clean(card.deck, fields, card)
+    before = card_data(card)
+    if clean.get("section") is not None and clean["section"].pk != card.section_id:
+        card.order = _next_order(clean["section"])
+    for key, value in clean.items():
+        setattr(card, key, value)
+    after = card_data(card)
+    if after == before and not changes_answer:
+        return None
+    _original_keep(card=card, data=before)
+    card.save()
+    revision = _revision_add(
+        card=card,
+        data=after,
+        author=author,
+        note=note,
+        changes_answer=changes_answer,
+        source=source,
+        restored_from=restored_from,
+    )
+    if changes_answer:
+        card_learners_requeue(card)
+    return revision
+
+
+@transaction.atomic
+def card_delete(*, card: Card) -> None:
+    """Delete a card; its learners' states and review logs go with it (the admin confirms)."""
+    card.delete()
+
+
+def _swap(rows: list, index: int, direction: str) -> bool:
+    other = index - 1 if direction == "up" else index + 1
+    if direction not in ("up", "down") or not 0 <= other < len(rows):
+        return False
+    rows[index], rows[other] = rows[other], rows[index]
+    for position, row in enumerate(rows):
+        row.order = position
+    return True
+
+
+@transaction.atomic
+def card_move(*, card: Card, direction: str) -> bool:
+    """Move a card one place up or down in its section; False at either end."""
+    rows = list(card.section.cards.order_by("order", "id").select_for_update())
+    index = next(i for i, row in enumerate(rows) if row.pk == card.pk)
+    if not _swap(rows, index, direction):
+        return False
+    Card.objects.bulk_update(rows, ["order"])
+    return True
+
+
+# Sections ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def section_create(*, deck: Deck, slug: str, title: str, summary: str = "") -> Section:
+    slug = _slug_check("slug", slug)
+    if deck.sections.filter(slug=slug).exists():
+        raise ValidationError({"slug": f"deck {deck.slug!r} already has a section {slug!r}"})
+    title = (title or "").strip()
+    if not title:
+        raise ValidationError({"title": "title must not be empty"})
+    top = deck.sections.aggregate(n=Max("order"))["n"]
+    return Section.objects.create(
+        deck=deck, slug=slug, title=title, summary=(summary or "").strip(),
+        order=0 if top is None else top + 1,
+    )  # fmt: skip
+
+
+@transaction.atomic
+def section_update(*, section: Section, **fields) -> Section:
+    if "slug" in fields:
+        slug = _slug_check("slug", fields["slug"])
+        if section.deck.sections.filter(slug=slug).exclude(pk=section.pk).exists():
+            raise ValidationError({"slug": f"deck already has a section {slug!r}"})
+        section.slug = slug
+    if "title" in fields:
+        section.title = (fields["title"] or "").strip()
+        if not section.title:
+            raise ValidationError({"title": "title must not be empty"})
+    if "summary" in fields:
+        section.summary = (fields["summary"] or "").strip()
+    section.save()
+    return section
+
+
+@transaction.atomic
+def section_delete(*, section: Section) -> None:
+    count = section.cards.count()
+    if count:
+        raise ValidationError(
+            {"section": f"section {section.slug!r} still has {count} cards; move or delete them"}
+        )
+    section.delete()
+
+
+@transaction.atomic
+def section_move(*, section: Section, direction: str) -> bool:
+    rows = list(section.deck.sections.order_by("order", "id").select_for_update())
+    index = next(i for i, row in enumerate(rows) if row.pk == section.pk)
+    if not _swap(rows, index, direction):
+        return False
+    Section.objects.bulk_update(rows, ["order"])
+    return True
+
+
+# Decks -------------------------------------------------------------------------------------
+
+
+def _objectives(value) -> list[str]:
+    if isinstance(value, str):
+        value = value.splitlines()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValidationError({"objectives": "objectives must be a list of sentences"})
+    return [v.strip() for v in value if v.strip()]
+
+
+@transaction.atomic
+def deck_create(*, user, slug: str, title: str, description: str = "", objectives=()) -> Deck:
+    """A new deck starts as a draft; only staff create decks."""
+    if not user.is_staff:
+        raise PermissionDenied("Only staff may create decks.")
+    slug = _slug_check("slug", slug)
+    if Deck.objects.filter(slug=slug).exists():
+        raise ValidationError({"slug": f"a deck {slug!r} already exists"})
+    title = (title or "").strip()
+    if not title:
+        raise ValidationError({"title": "title must not be empty"})
+    return Deck.objects.create(
+        slug=slug, title=title, description=(description or "").strip(),
+        objectives=_objectives(objectives), is_published=False,
+    )  # fmt: skip
+
+
+@transaction.atomic
+def deck_update(*, deck: Deck, **fields) -> Deck:
+    if "title" in fields:
+        deck.title = (fields["title"] or "").strip()
+        if not deck.title:
+            raise ValidationError({"title": "title must not be empty"})
+    if "description" in fields:
+        deck.description = (fields["description"] or "").strip()
+    if "objectives" in fields:
+        deck.objectives = _objectives(fields["objectives"])
+    if "is_published" in fields:
+        deck.is_published = bool(fields["is_published"])
+    deck.save()
+    return deck
+
+
+def deck_author_grant(*, deck: Deck, user) -> DeckAuthor:
+    grant, _ = DeckAuthor.objects.get_or_create(deck=deck, user=user)
+    return grant
+
+
+# Quiz questions ----------------------------------------------------------------------------
+
+
+def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
+    from apps.decks.content import ContentError
+
+    card_slugs = set(quiz.deck.cards.values_list("slug", flat=True))
+    try:
+        return _parse_question("question", f"quiz {quiz.slug!r}", index, data, card_slugs)
+    except ContentError as exc:
+        raise ValidationError({"question": exc.problem}) from None
+
+
+def _question_reload(pk: int) -> Question:
+    return Question.objects.prefetch_related("cards", "choices", "statements", "pairs").get(pk=pk)
+
+
+@transaction.atomic
+def question_save(
+    *,
+    quiz: Quiz,
+    data: dict[str, Any],
+    author,
+    question: Question | None = None,
+    note: str = "",
+    source: str = Source.EDITOR,
+    restored_from: Revision | None = None,
+) -> tuple[Question, Revision | None]:
+    """Create (question=None) or edit a question from its quiz-file document. Choices keep
+    their public keys when their text is unchanged, as a re-seed does."""
+    doc = _question_doc(quiz, data)
+    clash = quiz.questions.filter(slug=doc.slug)
+    if question is not None:
+        clash = clash.exclude(pk=question.pk)
+    if clash.exists():
+        raise ValidationError({"slug": f"quiz {quiz.slug!r} already has a question {doc.slug!r}"})
+    cards = dict(quiz.deck.cards.values_list("slug", "id"))
+    if question is None:
+        top = quiz.questions.aggregate(n=Max("order"))["n"]
+        order = 0 if top is None else top + 1
+        _apply_question(quiz, doc, order, {}, cards)
+        question = _question_reload(quiz.questions.get(slug=doc.slug).pk)
+        revision = _revision_add(
+            question=question, data=question_data(question), author=author,
+            note=note or "created", source=source,
+        )  # fmt: skip
+        return question, revision
+    question = _question_reload(question.pk)
+    before = question_data(question)
+    if doc.slug != question.slug:
+        question.slug = doc.slug
+        question.save(update_fields=["slug"])
+    _apply_question(quiz, doc, question.order, {doc.slug: question}, cards)
+    question = _question_reload(question.pk)
+    after = question_data(question)
+    if after == before:
+        return question, None
+    _original_keep(question=question, data=before)
+    revision = _revision_add(
+        question=question, data=after, author=author, note=note, source=source,
+        restored_from=restored_from,
+    )  # fmt: skip
+    return question, revision
+
+
+@transaction.atomic
+def question_delete(*, question: Question) -> None:
+    question.delete()
+
+
+@transaction.atomic
+def card_questions_link(*, card: Card, questions, author) -> int:
+    """Make `questions` (of the card's deck) exactly the ones linked to the card; each
+    question whose links change gets a revision. Returns how many changed."""
+    wanted = {q.pk for q in questions}
+    current = set(card.quiz_questions.values_list("pk", flat=True))
+    changed = 0
+    for pk in wanted ^ current:
+        question = _question_reload(pk)
+        if question.quiz.deck_id != card.deck_id:
+            raise ValidationError({"questions": f"question {question} is not in this deck"})
+        data = question_data(question)
+        slugs = set(data["cards"])
+        slugs = slugs | {card.slug} if pk in wanted else slugs - {card.slug}
+        if not slugs:
+            raise ValidationError(
+                {"questions": f"question {question} must keep at least one card that teaches it"}
+            )
+        data["cards"] = sorted(slugs)
+        verb = "linked to" if pk in wanted else "unlinked from"
+        question_save(
+            quiz=question.quiz, question=question, data=data, author=author,
+            note=f"{verb} card {card.slug}",
+        )  # fmt: skip
+        changed += 1
+    return changed
+
+
+# Restore -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def revision_restore(
+    *, revision: Revision, author, changes_answer: bool = False
+) -> Revision | None:
+    """Write a new revision with an old one's fields; the old one stays in the history."""
+    note = f"restored revision {revision.number}"
+    if revision.card_id:
+        card = Card.objects.select_related("deck", "section").get(pk=revision.card_id)
+        data = dict(revision.data)
+        if not card.deck.sections.filter(slug=data.get("section")).exists():
+            data.pop("section", None)  # the section is gone: keep the card where it is
+        return card_update(
+            card=card, author=author, note=note, changes_answer=changes_answer,
+            source=Source.RESTORE, restored_from=revision, **data,
+        )  # fmt: skip
+    question = revision.question
+    data = dict(revision.data)
+    existing = set(question.quiz.deck.cards.values_list("slug", flat=True))
+    data["cards"] = [slug for slug in data.get("cards", []) if slug in existing]
+    _, new = question_save(
+        quiz=question.quiz, question=question, data=data, author=author, note=note,
+        source=Source.RESTORE, restored_from=revision,
+    )  # fmt: skip
+    return new
+
+
+# Imports -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False) -> LoadResult:
+    """Apply a whole deck document (from any import format) in one transaction, with a
+    revision for every card it creates or changes. A deck new to this site is created as a
+    draft unless `publish`; only staff may create decks, authors may update theirs."""
+    deck = Deck.objects.filter(slug=doc.slug).first()
+    if deck is None and not (user is None or user.is_staff):
+        raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
+    if deck is not None and user is not None and not can_author(user, deck):
+        raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
+    before = {}
+    if deck is not None:
+        before = {c.slug: card_data(c) for c in deck.cards.select_related("section")}
+    result = deck_apply(doc, dry_run=dry_run)
+    if dry_run:
+        return result
+    created = deck is None
+    deck = Deck.objects.get(slug=doc.slug)
+    if created or publish:
+        # deck_apply creates with the model default (published); an import starts as a draft.
+        deck.is_published = publish
+        deck.save(update_fields=["is_published"])
+    for card in deck.cards.select_related("section"):
+        old = before.get(card.slug)
+        now = card_data(card)
+        if old == now:
+            continue
+        if old is not None:
+            _original_keep(card=card, data=old)
+        _revision_add(
+            card=card, data=now, author=user, source=Source.IMPORT,
+            note="changed by import" if old else "created by import",
+        )  # fmt: skip
+    return result
