@@ -1,0 +1,424 @@
+"""Reads shared by the team pages, the CSV export and the API.
+
+`team_progress` issues a fixed number of queries (seven) whatever the team and deck size: every
+figure comes from an aggregate grouped by member (and section, or local day), never from a loop
+over members. The definitions below are the ones the dashboard page explains.
+
+- A card is *learned* by a member when their schedule has at least two successful repetitions
+  in a row (``repetitions >= 2``) and it is not overdue by more than a week
+  (``due_at >= now - 7 days``).
+- *Mastery* of a section: the share of its cards the member has learned.
+- *Due backlog*: the member's cards of the deck due now (``due_at <= now``), suspended ones aside.
+- *Reviews in the last 7 / 30 days* and *retention* count the member's reviews of the deck's cards
+  on their last 7 / 30 local days (today included, in their profile's time zone; UTC without a
+  profile). Retention is the share of those 30 days' reviews graded 3 or more; undone reviews do
+  not count.
+- *Current streak*: consecutive local days with at least one review, ending today, or yesterday
+  when today has none yet (the streak survives until the end of the next day). It looks back
+  `STREAK_LOOKBACK_DAYS` days at most.
+- *Knowledge check*: the average, over the deck's knowledge checks, of the member's best score on
+  each (a check not taken counts 0).
+- *Readiness* = 0.5 x overall mastery + 0.3 x knowledge check + 0.2 x retention (a missing part
+  counts 0).
+- *Weakest concepts*: the deck's cards learned by the smallest share of the team.
+
+Privacy: a member who hides their details is counted in the team's averages and in the weakest
+concepts, but never appears as a row to anyone but themself.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from django.db.models import (
+    Case,
+    Count,
+    FloatField,
+    Max,
+    Q,
+    QuerySet,
+    When,
+)
+from django.db.models.functions import Cast, TruncDate
+from django.http import Http404
+from django.utils import timezone
+
+from apps.decks.models import Card, Deck, Section
+from apps.quizzes.models import Attempt, Quiz
+from apps.study.models import CardState, ReviewLog
+from apps.teams.models import Invite, Membership, Team
+
+LEARNED_MIN_REPETITIONS = 2
+LEARNED_OVERDUE_GRACE = timedelta(days=7)
+STREAK_LOOKBACK_DAYS = 365
+WEIGHTS = {"mastery": 0.5, "knowledge": 0.3, "retention": 0.2}
+WEAKEST_COUNT = 5
+
+
+# Access -------------------------------------------------------------------------------------
+
+
+def teams_of(user) -> QuerySet[Membership]:
+    """The user's memberships with their teams and member counts, for the index and the API."""
+    return (
+        Membership.objects.filter(user=user)
+        .select_related("team")
+        .annotate(member_count=Count("team__memberships"))
+        .order_by("team__name", "team_id")
+    )
+
+
+def membership_for(user, slug: str) -> Membership:
+    """The user's membership of team `slug`. Strangers get a 404, so team slugs do not leak."""
+    if not user.is_authenticated:
+        raise Http404("No such team.")
+    membership = (
+        Membership.objects.select_related("team", "team__deck")
+        .filter(team__slug=slug, user=user)
+        .first()
+    )
+    if membership is None:
+        raise Http404(f"You are not a member of a team called {slug!r}.")
+    return membership
+
+
+def team_members(team: Team) -> QuerySet[Membership]:
+    return Membership.objects.filter(team=team).select_related("user").order_by("joined_at", "id")
+
+
+def team_invites(team: Team) -> QuerySet[Invite]:
+    return Invite.objects.filter(team=team).select_related("created_by")
+
+
+def invite_for_token(token: str) -> Invite | None:
+    return Invite.objects.select_related("team").filter(token=token).first()
+
+
+def team_deck(team: Team) -> Deck | None:
+    if team.deck_id:
+        return team.deck
+    return Deck.objects.filter(is_published=True).order_by("title", "id").first()
+
+
+# Dashboard ----------------------------------------------------------------------------------
+
+
+def heat_level(share: float | None) -> int:
+    """0 for nothing learned, then one step per quarter: 1 <25%, 2 <50%, 3 <75%, 4 from 75%."""
+    if not share:
+        return 0
+    return min(4, 1 + int(share * 4))
+
+
+@dataclass
+class SectionFigure:
+    section: Section
+    card_count: int
+    team_mastery: float = 0.0
+
+    @property
+    def heat(self) -> int:
+        return heat_level(self.team_mastery)
+
+
+@dataclass
+class MemberFigures:
+    user_id: int
+    username: str
+    role: str
+    hidden: bool
+    joined_at: datetime
+    time_zone: str
+    is_viewer: bool = False
+    mastery: dict[int, float] = field(default_factory=dict)  # section id -> share
+    cards_learned: int = 0
+    due_backlog: int = 0
+    reviews_7d: int = 0
+    reviews_30d: int = 0
+    good_30d: int = 0
+    retention: float | None = None
+    streak_days: int = 0
+    knowledge_checks: dict[int, float] = field(default_factory=dict)  # quiz id -> best share
+    knowledge: float = 0.0
+    mastery_overall: float = 0.0
+    readiness: float = 0.0
+    last_active: datetime | None = None
+    cells: list[tuple[SectionFigure, float, int]] = field(default_factory=list)
+
+
+@dataclass
+class TeamAverages:
+    mastery: dict[int, float]
+    mastery_overall: float
+    cards_learned: float
+    due_backlog: float
+    reviews_7d: float
+    reviews_30d: float
+    retention: float | None
+    streak_days: float
+    knowledge: float
+    readiness: float
+
+
+@dataclass
+class WeakCard:
+    card: Card
+    learners: int
+    share: float
+
+
+@dataclass
+class TeamProgress:
+    team: Team
+    deck: Deck | None
+    now: datetime
+    sections: list[SectionFigure]
+    knowledge_checks: list[Quiz]
+    members: list[MemberFigures]  # every member; use `visible_to` before showing rows
+    averages: TeamAverages | None
+    weakest: list[WeakCard]
+    card_count: int
+
+    @property
+    def member_count(self) -> int:
+        return len(self.members)
+
+    @property
+    def hidden_count(self) -> int:
+        return sum(1 for m in self.members if m.hidden)
+
+    def visible_rows(self, viewer_id: int) -> list[MemberFigures]:
+        """Rows the viewer may see: everyone who has not hidden their details, and themself."""
+        return [m for m in self.members if not m.hidden or m.user_id == viewer_id]
+
+
+SORT_KEYS = {
+    "username": lambda m: m.username.lower(),
+    "readiness": lambda m: m.readiness,
+    "mastery": lambda m: m.mastery_overall,
+    "learned": lambda m: m.cards_learned,
+    "due": lambda m: m.due_backlog,
+    "reviews_7d": lambda m: m.reviews_7d,
+    "reviews_30d": lambda m: m.reviews_30d,
+    "retention": lambda m: -1 if m.retention is None else m.retention,
+    "streak": lambda m: m.streak_days,
+    "knowledge": lambda m: m.knowledge,
+    "last_active": lambda m: m.last_active or datetime.min.replace(tzinfo=UTC),
+}
+DEFAULT_SORT = "-readiness"
+
+
+def sort_rows(rows: list[MemberFigures], sort: str | None) -> tuple[list[MemberFigures], str]:
+    """Rows ordered by `sort` (a SORT_KEYS name, '-' for descending); unknown -> the default."""
+    sort = sort or DEFAULT_SORT
+    name = sort.removeprefix("-")
+    if name not in SORT_KEYS:
+        sort, name = DEFAULT_SORT, DEFAULT_SORT.removeprefix("-")
+    rows = sorted(rows, key=lambda m: m.username.lower())  # stable tie-break by name
+    return sorted(rows, key=SORT_KEYS[name], reverse=sort.startswith("-")), sort
+
+
+def _zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def _local_day_expression(zones: set[str]):
+    """The review's local date in its author's time zone, as one SQL expression: a CASE over
+    the (few) zones the team's members live in, so one grouped query serves every member."""
+    whens = [
+        When(user__profile__time_zone=name, then=TruncDate("reviewed_at", tzinfo=_zone(name)))
+        for name in sorted(zones)
+        if name != "UTC"
+    ]
+    utc_day = TruncDate("reviewed_at", tzinfo=UTC)
+    return Case(*whens, default=utc_day) if whens else utc_day
+
+
+def _streak(days: set[date], today: date) -> int:
+    start = today if today in days else today - timedelta(days=1)
+    streak = 0
+    while start - timedelta(days=streak) in days:
+        streak += 1
+    return streak
+
+
+def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
+    """Every figure of the team dashboard in seven queries, whatever the team or deck size."""
+    now = now or timezone.now()
+    member_ids = Membership.objects.filter(team=team).values("user_id")
+    memberships = list(
+        Membership.objects.filter(team=team)
+        .select_related("user", "user__profile")
+        .order_by("joined_at", "id")
+    )  # query 1
+    members = []
+    for m in memberships:
+        profile = getattr(m.user, "profile", None)
+        members.append(
+            MemberFigures(
+                user_id=m.user_id,
+                username=m.user.username,
+                role=m.role,
+                hidden=m.hidden,
+                joined_at=m.joined_at,
+                time_zone=profile.time_zone if profile else "UTC",
+            )
+        )
+    by_user = {m.user_id: m for m in members}
+    deck = team_deck(team)
+    if deck is None:
+        return TeamProgress(team, None, now, [], [], members, None, [], 0)
+
+    sections = [
+        SectionFigure(section=s, card_count=s.card_count)
+        for s in Section.objects.filter(deck=deck)
+        .annotate(card_count=Count("cards"))
+        .order_by("order", "id")
+    ]  # query 2
+    card_count = sum(s.card_count for s in sections)
+
+    learned_q = Q(repetitions__gte=LEARNED_MIN_REPETITIONS, due_at__gte=now - LEARNED_OVERDUE_GRACE)
+    learned_by_section: dict[int, dict[int, int]] = defaultdict(dict)
+    state_rows = (
+        CardState.objects.filter(user_id__in=member_ids, deck=deck)
+        .values("user_id", "card__section_id")
+        .annotate(
+            learned=Count("id", filter=learned_q),
+            due=Count("id", filter=Q(suspended=False, due_at__lte=now)),
+            last=Max("last_reviewed_at"),
+        )
+        .order_by()
+    )  # query 3
+    for row in state_rows:
+        member = by_user.get(row["user_id"])
+        if member is None:
+            continue
+        learned_by_section[row["user_id"]][row["card__section_id"]] = row["learned"]
+        member.cards_learned += row["learned"]
+        member.due_backlog += row["due"]
+        if row["last"] and (member.last_active is None or row["last"] > member.last_active):
+            member.last_active = row["last"]
+
+    zones = {m.time_zone for m in members}
+    day_rows = (
+        ReviewLog.objects.filter(
+            user_id__in=member_ids,
+            card__deck=deck,
+            undone_at=None,
+            reviewed_at__gte=now - timedelta(days=STREAK_LOOKBACK_DAYS + 1),
+        )
+        .annotate(day=_local_day_expression(zones))
+        .values("user_id", "day")
+        .annotate(n=Count("id"), good=Count("id", filter=Q(grade__gte=3)))
+        .order_by()
+    )  # query 4
+    active_days: dict[int, set[date]] = defaultdict(set)
+    for row in day_rows:
+        member = by_user.get(row["user_id"])
+        if member is None:
+            continue
+        day = row["day"]
+        if isinstance(day, datetime):
+            day = day.date()
+        active_days[row["user_id"]].add(day)
+        age = (now.astimezone(_zone(member.time_zone)).date() - day).days
+        if age < 7:
+            member.reviews_7d += row["n"]
+        if age < 30:
+            member.reviews_30d += row["n"]
+            member.good_30d += row["good"]
+
+    checks = list(
+        Quiz.objects.filter(deck=deck, kind=Quiz.Kind.KNOWLEDGE_CHECK).order_by("order", "id")
+    )  # query 5
+    best_rows = (
+        Attempt.objects.filter(
+            user_id__in=member_ids,
+            quiz__deck=deck,
+            quiz__kind=Quiz.Kind.KNOWLEDGE_CHECK,
+            submitted_at__isnull=False,
+            score__isnull=False,
+            max_score__gt=0,
+        )
+        .values("user_id", "quiz_id")
+        .annotate(best=Max(Cast("score", FloatField()) / Cast("max_score", FloatField())))
+        .order_by()
+    )  # query 6
+    for row in best_rows:
+        if row["user_id"] in by_user:
+            by_user[row["user_id"]].knowledge_checks[row["quiz_id"]] = min(1.0, row["best"])
+
+    for member in members:
+        learned = learned_by_section.get(member.user_id, {})
+        for figure in sections:
+            count = figure.card_count
+            share = learned.get(figure.section.pk, 0) / count if count else 0.0
+            member.mastery[figure.section.pk] = share
+            member.cells.append((figure, share, heat_level(share)))
+        member.mastery_overall = member.cards_learned / card_count if card_count else 0.0
+        member.retention = member.good_30d / member.reviews_30d if member.reviews_30d else None
+        today = now.astimezone(_zone(member.time_zone)).date()
+        member.streak_days = _streak(active_days.get(member.user_id, set()), today)
+        if checks:
+            member.knowledge = sum(member.knowledge_checks.get(q.pk, 0.0) for q in checks) / len(
+                checks
+            )
+        member.readiness = (
+            WEIGHTS["mastery"] * member.mastery_overall
+            + WEIGHTS["knowledge"] * member.knowledge
+            + WEIGHTS["retention"] * (member.retention or 0.0)
+        )
+
+    n = len(members) or 1
+    for figure in sections:
+        figure.team_mastery = sum(m.mastery[figure.section.pk] for m in members) / n
+    retentions = [m.retention for m in members if m.retention is not None]
+    averages = TeamAverages(
+        mastery={f.section.pk: f.team_mastery for f in sections},
+        mastery_overall=sum(m.mastery_overall for m in members) / n,
+        cards_learned=sum(m.cards_learned for m in members) / n,
+        due_backlog=sum(m.due_backlog for m in members) / n,
+        reviews_7d=sum(m.reviews_7d for m in members) / n,
+        reviews_30d=sum(m.reviews_30d for m in members) / n,
+        retention=sum(retentions) / len(retentions) if retentions else None,
+        streak_days=sum(m.streak_days for m in members) / n,
+        knowledge=sum(m.knowledge for m in members) / n,
+        readiness=sum(m.readiness for m in members) / n,
+    )
+
+    weakest_cards = (
+        Card.objects.filter(deck=deck)
+        .select_related("section", "deck")
+        .annotate(
+            learners=Count(
+                "states",
+                filter=Q(
+                    states__user_id__in=member_ids,
+                    states__repetitions__gte=LEARNED_MIN_REPETITIONS,
+                    states__due_at__gte=now - LEARNED_OVERDUE_GRACE,
+                ),
+            )
+        )
+        .order_by("learners", "section__order", "order", "id")[:WEAKEST_COUNT]
+    )  # query 7
+    weakest = [
+        WeakCard(card=card, learners=card.learners, share=card.learners / n)
+        for card in weakest_cards
+    ]
+    return TeamProgress(
+        team=team,
+        deck=deck,
+        now=now,
+        sections=sections,
+        knowledge_checks=checks,
+        members=members,
+        averages=averages,
+        weakest=weakest,
+        card_count=card_count,
+    )
