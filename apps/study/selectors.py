@@ -7,16 +7,17 @@ Every function here issues a fixed number of queries however many cards and revi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card, Deck
+from apps.decks.models import Card, Deck, Section
 from apps.study import scheduler
-from apps.study.models import CardState, ReviewLog
+from apps.study.models import MATURE_DAYS, CardState, ReviewLog
 from apps.study.scheduler import CardSchedule
 
 
@@ -161,3 +162,155 @@ def due_counts(user, now: datetime | None = None) -> dict[int, dict[str, int]]:
 
 def card_state(user, card: Card) -> CardState | None:
     return CardState.objects.filter(user=user, card=card).first()
+
+
+def queue_item(user, card: Card, now: datetime | None = None) -> QueueItem:
+    """The card as the review page shows it (e.g. right after an undo brings it back)."""
+    now = now or timezone.now()
+    state = CardState.objects.filter(user=user, card=card).first()
+    if state is None:
+        return QueueItem(card, None, "new")
+    start = scheduler.day_start(now, profile_for(user).zone)
+    again = state.needs_redrill or (state.last_reviewed_at and state.last_reviewed_at >= start)
+    return QueueItem(card, state, "redrill" if again else "due")
+
+
+@dataclass
+class SessionSummary:
+    reviews: int
+    again: int  # grades 0-2
+    hard: int  # grade 3
+    good: int  # grade 4
+    easy: int  # grade 5
+    seconds: int
+
+    @property
+    def passed_share(self) -> int:
+        return round(100 * (self.reviews - self.again) / self.reviews) if self.reviews else 0
+
+
+def session_summary(user, since: datetime) -> SessionSummary:
+    """What the learner did since `since` (reviews not undone). One query."""
+    row = ReviewLog.objects.filter(user=user, reviewed_at__gte=since, undone_at=None).aggregate(
+        reviews=Count("id"),
+        again=Count("id", filter=Q(grade__lt=3)),
+        hard=Count("id", filter=Q(grade=3)),
+        good=Count("id", filter=Q(grade=4)),
+        easy=Count("id", filter=Q(grade=5)),
+        ms=Sum("duration_ms"),
+    )
+    ms = row.pop("ms") or 0
+    return SessionSummary(**row, seconds=ms // 1000)
+
+
+# --- stats -----------------------------------------------------------------------------------
+
+
+@dataclass
+class SectionMastery:
+    deck: str
+    title: str
+    cards: int
+    learnt: int  # reviewed at least once and not lapsed back to 0
+    mature: int  # interval of 21 days or more
+
+    @property
+    def learnt_pct(self) -> int:
+        return round(100 * self.learnt / self.cards) if self.cards else 0
+
+    @property
+    def mature_pct(self) -> int:
+        return round(100 * self.mature / self.cards) if self.cards else 0
+
+
+@dataclass
+class Stats:
+    today: date
+    per_day: dict[date, int]  # reviews per local day over the last year
+    forecast: list[int]  # cards due on each of the next 30 local days (overdue counted today)
+    retention: dict[str, tuple[int, int]]  # "young"/"mature": (passed, reviewed), last 30 days
+    streak: int
+    mastery: list[SectionMastery]
+    total_reviews: int
+
+
+def stats(user, now: datetime | None = None) -> Stats:
+    """Everything the stats page draws, in five queries whatever the history's size."""
+    now = now or timezone.now()
+    zone = profile_for(user).zone
+    today_local = scheduler.local_date(now, zone)
+    year_ago = scheduler.day_start(now, zone) - timedelta(days=365)
+    logs = ReviewLog.objects.filter(user=user, undone_at=None)
+    per_day = dict(
+        logs.filter(reviewed_at__gte=year_ago)
+        .annotate(day=TruncDate("reviewed_at", tzinfo=zone))
+        .values_list("day")
+        .annotate(n=Count("id"))
+        .values_list("day", "n")
+    )
+    horizon = scheduler.day_end(now, zone) + timedelta(days=29)
+    forecast = [0] * 30
+    due = (
+        CardState.objects.filter(user=user, suspended=False, due_at__lt=horizon)
+        .annotate(day=TruncDate("due_at", tzinfo=zone))
+        .values_list("day")
+        .annotate(n=Count("id"))
+        .values_list("day", "n")
+    )
+    for day, n in due:
+        forecast[max(0, (day - today_local).days)] += n
+    month = logs.filter(kind=ReviewLog.Kind.REVIEW, reviewed_at__gte=now - timedelta(days=30))
+    mature = Q(state_before__interval_days__gte=MATURE_DAYS)
+    r = month.aggregate(
+        young=Count("id", filter=~mature),
+        young_passed=Count("id", filter=~mature & Q(grade__gte=3)),
+        mature=Count("id", filter=mature),
+        mature_passed=Count("id", filter=mature & Q(grade__gte=3)),
+        total=Count("id"),
+    )
+    retention = {
+        "young": (r["young_passed"], r["young"]),
+        "mature": (r["mature_passed"], r["mature"]),
+    }
+    streak, day = 0, today_local
+    if not per_day.get(day):
+        day -= timedelta(days=1)  # today's reviews may still be ahead; the streak holds
+    while per_day.get(day):
+        streak, day = streak + 1, day - timedelta(days=1)
+    return Stats(
+        today=today_local,
+        per_day=per_day,
+        forecast=forecast,
+        retention=retention,
+        streak=streak,
+        mastery=_mastery(user),
+        total_reviews=sum(per_day.values()),
+    )
+
+
+def _mastery(user) -> list[SectionMastery]:
+    sections = (
+        Section.objects.filter(deck__is_published=True)
+        .select_related("deck")
+        .annotate(n=Count("cards"))
+        .order_by("deck__title", "order")
+    )
+    progress = {
+        row["card__section_id"]: row
+        for row in CardState.objects.filter(user=user)
+        .values("card__section_id")
+        .annotate(
+            learnt=Count("id", filter=Q(repetitions__gt=0)),
+            mature=Count("id", filter=Q(interval_days__gte=MATURE_DAYS)),
+        )
+    }
+    return [
+        SectionMastery(
+            deck=s.deck.title,
+            title=s.title,
+            cards=s.n,
+            learnt=progress.get(s.pk, {}).get("learnt", 0),
+            mature=progress.get(s.pk, {}).get("mature", 0),
+        )
+        for s in sections
+    ]

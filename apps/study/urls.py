@@ -1,7 +1,14 @@
 from django.urls import path
-from django.views.generic import TemplateView
+
+from apps.study import views
 
 app_name = "study"
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="study/index.html"), name="index"),
+    path("", views.index, name="index"),
+    path("review/", views.review, name="review"),
+    path("review/undo/", views.undo, name="undo"),
+    path("review/<slug:deck_slug>/", views.review, name="review-deck"),
+    path("cram/<slug:deck_slug>/", views.cram, name="cram"),
+    path("stats/", views.stats, name="stats"),
+    path("cards/<int:card_id>/suspend/", views.suspend, name="suspend"),
 ]

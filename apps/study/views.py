@@ -1,0 +1,288 @@
+"""Study pages: the review loop (one view for the page and its htmx fragment), cram, stats."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from datetime import datetime, timedelta
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from apps.decks.models import Card, Deck
+from apps.decks.selectors import deck_list, visible_decks
+from apps.study import charts, scheduler, selectors, services
+from apps.study.selectors import QueueItem
+
+# The four buttons (as Anki shows them) and the SM-2 grade each one sends.
+BUTTONS = [("Again", 1, "1"), ("Hard", 3, "2"), ("Good", 4, "3"), ("Easy", 5, "4")]
+GRADE_NAMES = {
+    0: "0 · blackout",
+    1: "1 · wrong, recognised the answer",
+    2: "2 · wrong, answer felt easy once seen",
+    3: "3 · right, with serious difficulty",
+    4: "4 · right, after hesitation",
+    5: "5 · right, instantly",
+}
+SESSION_KEY = "study_session"
+SESSION_IDLE = timedelta(hours=1)
+
+
+def _deck(user, slug: str | None) -> Deck | None:
+    if not slug:
+        return None
+    deck = visible_decks(user).filter(slug=slug).first()
+    if deck is None:
+        raise Http404(f"No deck {slug!r}.")
+    return deck
+
+
+def _session_start(request, *, fresh: bool) -> datetime:
+    """When this study session began; a full page load after an hour's pause starts a new one."""
+    now = timezone.now()
+    saved = request.session.get(SESSION_KEY) or {}
+    since = datetime.fromisoformat(saved["since"]) if saved.get("since") else None
+    last = datetime.fromisoformat(saved["last"]) if saved.get("last") else None
+    if since is None or (fresh and (last is None or now - last > SESSION_IDLE)):
+        since = now
+    request.session[SESSION_KEY] = {"since": since.isoformat(), "last": now.isoformat()}
+    return since
+
+
+def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
+    """One sentence on why the card is in front of the learner now."""
+    if item.kind == "new":
+        return "New card: you have not studied it yet; it counts towards today's new cards."
+    if schedule.needs_redrill:
+        return (
+            "Re-drill: you graded it 3 today. Good or Easy clears it and schedules it "
+            f"{schedule.interval_days} days after that review; a lower grade keeps it here today."
+        )
+    if item.kind == "redrill":
+        return "Again today: you graded it below 3 earlier today, so it starts over (n = 0)."
+    due_day = scheduler.local_date(schedule.due_at, zone)
+    days = schedule.interval_days
+    plural = "s" if days != 1 else ""
+    return f"Due: an interval of {days} day{plural} made it due on {due_day:%-d %b %Y}."
+
+
+def _review_context(request, deck: Deck | None, *, since: datetime, item=None, notice=""):
+    queue = selectors.queue(request.user, deck, size=1)
+    item = item or queue.next
+    summary = selectors.session_summary(request.user, since)
+    remaining = queue.total
+    context = {
+        "deck": deck,
+        "queue": queue,
+        "item": item,
+        "notice": notice,
+        "summary": summary,
+        "done": summary.reviews,
+        "remaining": remaining,
+        "progress_max": summary.reviews + remaining,
+        "grade_url": reverse("study:review-deck", args=[deck.slug])
+        if deck
+        else reverse("study:review"),
+        "undo_url": reverse("study:undo"),
+    }
+    if item is not None:
+        schedule = item.schedule or scheduler.new_state(queue.now)
+        intervals = scheduler.preview(schedule, queue.now, queue.zone)
+        context |= {
+            "schedule": schedule,
+            "is_new": item.state is None,
+            "why": _why(item, schedule, queue.zone),
+            "buttons": [
+                {"name": name, "grade": g, "key": key, "label": scheduler.format_days(intervals[g])}
+                for name, g, key in BUTTONS
+            ],
+            "exact_grades": [
+                {"grade": g, "name": GRADE_NAMES[g], "label": scheduler.format_days(intervals[g])}
+                for g in scheduler.GRADES
+            ],
+            "client_id": uuid.uuid4(),
+            "shown_at": int(time.time() * 1000),
+        }
+    return context
+
+
+def _render_review(request, context):
+    template = "study/review.html#review" if request.htmx else "study/review.html"
+    return render(request, template, context)
+
+
+@login_required
+def index(request):
+    """Study home: each deck with what is due today, and the ways in."""
+    decks = list(deck_list(request.user))
+    counts = selectors.due_counts(request.user)
+    for deck in decks:
+        deck.due = counts.get(deck.pk, {"due": 0, "new": 0})
+    total = {
+        "due": sum(d.due["due"] for d in decks),
+        "new": sum(d.due["new"] for d in decks),
+    }
+    return render(request, "study/index.html", {"decks": decks, "total": total})
+
+
+@login_required
+def review(request, deck_slug: str | None = None):
+    """The review loop. GET shows the next card; POST grades one and shows the next (htmx swaps
+    the fragment; without htmx the browser is redirected back here)."""
+    deck = _deck(request.user, deck_slug)
+    notice = ""
+    if request.method == "POST":
+        since = _session_start(request, fresh=False)
+        card = _posted_card(request)
+        try:
+            grade = int(request.POST.get("grade", ""))
+        except ValueError:
+            grade = request.POST.get("grade")
+        try:
+            services.review_record(
+                user=request.user,
+                card=card,
+                grade=grade,
+                client_id=_uuid(request.POST.get("client_id")),
+                duration_ms=_duration(request.POST.get("shown_at")),
+            )
+        except scheduler.GradeError as exc:
+            notice = str(exc)
+        except services.StudyError as exc:
+            notice = str(exc)
+        if not request.htmx:
+            return redirect(request.path)
+    else:
+        since = _session_start(request, fresh=not request.htmx)
+    return _render_review(request, _review_context(request, deck, since=since, notice=notice))
+
+
+@login_required
+@require_POST
+def undo(request):
+    """Undo the latest review and show that card again (Z on the review page)."""
+    deck = _deck(request.user, request.POST.get("deck"))
+    since = _session_start(request, fresh=False)
+    try:
+        log = services.review_undo(user=request.user)
+    except services.StudyError as exc:
+        context = _review_context(request, deck, since=since, notice=str(exc))
+    else:
+        card = Card.objects.select_related("section").get(pk=log.card_id)
+        item = selectors.queue_item(request.user, card)
+        notice = f"Undid grade {log.grade} on this card; grade it again."
+        context = _review_context(request, deck, since=since, item=item, notice=notice)
+    if not request.htmx:
+        return redirect(context["grade_url"])
+    return _render_review(request, context)
+
+
+@login_required
+@require_POST
+def suspend(request, card_id: int):
+    card = _posted_card(request, card_id)
+    suspended = request.POST.get("suspended", "1") == "1"
+    services.card_suspend(user=request.user, card=card, suspended=suspended)
+    back = request.POST.get("next") or reverse("study:index")
+    if not back.startswith("/"):
+        back = reverse("study:index")
+    if request.htmx:
+        return HttpResponseClientRedirect(back) if not suspended else _suspended_next(request)
+    return redirect(back)
+
+
+def _suspended_next(request):
+    deck = _deck(request.user, request.POST.get("deck"))
+    since = _session_start(request, fresh=False)
+    notice = "Card suspended: it stays out of your queue until you unsuspend it."
+    return _render_review(request, _review_context(request, deck, since=since, notice=notice))
+
+
+@login_required
+def cram(request, deck_slug: str):
+    """Cram: go through any cards of a deck, in order or shuffled. Reads only; no schedule
+    changes, no review logs."""
+    deck = _deck(request.user, deck_slug)
+    cards = list(
+        Card.objects.filter(deck=deck)
+        .select_related("section")
+        .order_by("section__order", "order", "id")
+    )
+    section = request.GET.get("section")
+    if section:
+        cards = [c for c in cards if c.section.slug == section]
+    seed = request.GET.get("seed", "")
+    if seed.isdigit():
+        random.Random(int(seed)).shuffle(cards)
+    try:
+        position = max(0, min(int(request.GET.get("n", 0)), len(cards) - 1))
+    except ValueError:
+        position = 0
+    sections = {c.section.slug: c.section.title for c in deck.cards.select_related("section")}
+    context = {
+        "deck": deck,
+        "card": cards[position] if cards else None,
+        "position": position,
+        "count": len(cards),
+        "seed": seed,
+        "section": section or "",
+        "sections": sections,
+        "shuffle_seed": random.randrange(1, 10**6),
+    }
+    template = "study/cram.html#cram" if request.htmx else "study/cram.html"
+    return render(request, template, context)
+
+
+@login_required
+def stats(request):
+    data = selectors.stats(request.user)
+    heatmap = charts.year_heatmap(data.per_day, data.today)
+    labels = [
+        "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
+        for i in range(30)
+    ]
+    forecast = charts.bar_chart(data.forecast, labels)
+    retention = {
+        name: {"passed": p, "reviewed": n, "pct": round(100 * p / n) if n else None}
+        for name, (p, n) in data.retention.items()
+    }
+    context = {
+        "stats": data,
+        "heatmap": heatmap,
+        "forecast": forecast,
+        "forecast_total": sum(data.forecast),
+        "retention": retention,
+        "busiest": max(data.per_day.values(), default=0),
+    }
+    return render(request, "study/stats.html", context)
+
+
+def _posted_card(request, card_id=None) -> Card:
+    card_id = card_id or request.POST.get("card")
+    if not str(card_id).isdigit():
+        raise Http404("No such card.")
+    return get_object_or_404(
+        Card.objects.select_related("section"),
+        pk=card_id,
+        deck__in=visible_decks(request.user),
+    )
+
+
+def _uuid(text: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text) if text else None
+    except ValueError:
+        return None
+
+
+def _duration(shown_at: str | None) -> int | None:
+    if not shown_at or not shown_at.isdigit():
+        return None
+    elapsed = int(time.time() * 1000) - int(shown_at)
+    return elapsed if 0 <= elapsed < 24 * 3600 * 1000 else None

@@ -1,0 +1,90 @@
+// Review and cram keyboard: Space shows the answer; 1-4 press Again/Hard/Good/Easy; Shift+0..5
+// sends an exact SM-2 grade; Z undoes; in cram, Right/Enter and Left move. After htmx swaps in
+// the next card, focus moves to it and the live region says which card it is.
+(function () {
+  "use strict";
+
+  function typing(event) {
+    var el = event.target;
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  function click(selector) {
+    var el = document.querySelector(selector);
+    if (el && !el.disabled) {
+      el.click();
+      return true;
+    }
+    return false;
+  }
+
+  function reveal() {
+    var answer = document.getElementById("review-answer") || document.getElementById("cram-answer");
+    if (!answer || answer.open) return false;
+    answer.open = true;
+    var back = document.getElementById("review-back") || document.getElementById("cram-back");
+    if (back) back.focus();
+    announce("Answer shown. Grade with 1 to 4.");
+    return true;
+  }
+
+  function revealed() {
+    var answer = document.getElementById("review-answer");
+    return answer && answer.open;
+  }
+
+  function announce(text) {
+    var status = document.getElementById("review-status");
+    if (status && text) {
+      status.textContent = "";
+      window.setTimeout(function () { status.textContent = text; }, 30);
+    }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event)) return;
+    var handled = false;
+    var digit = /^Digit([0-9])$/.exec(event.code || "");
+    if (event.key === " " || event.code === "Space") {
+      // Space on a focused button is the button's own business.
+      if (event.target.tagName !== "BUTTON" && event.target.tagName !== "SUMMARY") {
+        handled = reveal();
+      }
+    } else if (digit && event.shiftKey) {
+      if (revealed() || reveal()) handled = click('[data-grade="' + digit[1] + '"]');
+    } else if (/^[1-4]$/.test(event.key)) {
+      if (revealed()) handled = click('.grade-buttons [data-key="' + event.key + '"]');
+    } else if (event.key === "z" || event.key === "Z") {
+      handled = click("#undo");
+    } else if (event.key === "ArrowRight" || event.key === "Enter") {
+      handled = event.key === "ArrowRight" ? click("#cram-next") : false;
+    } else if (event.key === "ArrowLeft") {
+      handled = click("#cram-prev");
+    }
+    if (handled) event.preventDefault();
+  });
+
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    var root = event.detail.target;
+    if (!root || (root.id !== "review" && root.id !== "cram")) return;
+    var swapped = document.getElementById(root.id) || root;
+    var card = document.getElementById("review-card") || document.getElementById("cram-card");
+    if (card) card.focus({ preventScroll: false });
+    announce(swapped.getAttribute("data-announce"));
+  });
+
+  // A double tap or a second key press while a grade is in flight sends nothing more (the
+  // server would replay the same client_id anyway).
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    if (form && form.dataset.sending === "1") {
+      event.preventDefault();
+      return;
+    }
+    if (form) form.dataset.sending = "1";
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    if (form) delete form.dataset.sending;
+  });
+})();

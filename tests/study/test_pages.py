@@ -1,0 +1,151 @@
+"""The study pages as alice uses them: review loop with htmx, undo, cram, stats, study home."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.study.models import CardState, ReviewLog
+from apps.study.services import review_record
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice_client(client, alice):
+    client.force_login(alice)
+    return client
+
+
+def form_values(html: str) -> dict:
+    return {
+        "card": re.search(r'name="card" value="(\d+)"', html).group(1),
+        "client_id": re.search(r'name="client_id" value="([^"]+)"', html).group(1),
+    }
+
+
+def test_pages_need_a_login(client, small_deck):
+    for url in ["/study/", "/study/review/", "/study/stats/", "/study/cram/ray-basics/"]:
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_review_page_shows_the_first_new_card_with_intervals_on_the_buttons(
+    alice_client, small_deck
+):
+    html = alice_client.get("/study/review/ray-basics/").content.decode()
+    assert "What is a Ray task?" in html
+    assert re.search(r"Good\s*<small>1d</small>", html)
+    assert re.search(r"Again\s*<small>today</small>", html)
+    assert 'aria-keyshortcuts="3"' in html and 'aria-live="polite"' in html
+    assert "Why is this card here?" in html and "New card" in html
+
+
+def test_grading_with_htmx_swaps_in_the_next_card(alice_client, alice, small_deck):
+    html = alice_client.get("/study/review/ray-basics/").content.decode()
+    response = alice_client.post(
+        "/study/review/ray-basics/", {**form_values(html), "grade": "4"}, HTTP_HX_REQUEST="true"
+    )
+    fragment = response.content.decode()
+    assert response.status_code == 200 and "<html" not in fragment
+    assert fragment.lstrip().startswith('<section id="review"')
+    assert "What is a Ray actor?" in fragment
+    assert 'value="1" max="5"' in fragment  # one done of five in this session
+    assert CardState.objects.get(user=alice, card__slug="ray-task").interval_days == 1
+
+
+def test_a_double_submit_counts_once(alice_client, alice, small_deck):
+    html = alice_client.get("/study/review/ray-basics/").content.decode()
+    payload = {**form_values(html), "grade": "5"}
+    alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
+    alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
+    assert ReviewLog.objects.filter(user=alice).count() == 1
+
+
+def test_grading_without_htmx_redirects_back(alice_client, small_deck):
+    html = alice_client.get("/study/review/").content.decode()
+    response = alice_client.post("/study/review/", {**form_values(html), "grade": "3"})
+    assert response.status_code == 302 and response["Location"] == "/study/review/"
+
+
+def test_a_bad_grade_is_shown_not_raised(alice_client, small_deck):
+    html = alice_client.get("/study/review/").content.decode()
+    response = alice_client.post(
+        "/study/review/", {**form_values(html), "grade": "9"}, HTTP_HX_REQUEST="true"
+    )
+    assert "grade must be 0 to 5, got 9" in response.content.decode()
+
+
+def test_undo_brings_the_card_back_with_a_notice(alice_client, alice, small_deck):
+    html = alice_client.get("/study/review/ray-basics/").content.decode()
+    alice_client.post(
+        "/study/review/ray-basics/", {**form_values(html), "grade": "5"}, HTTP_HX_REQUEST="true"
+    )
+    response = alice_client.post(
+        "/study/review/undo/", {"deck": "ray-basics"}, HTTP_HX_REQUEST="true"
+    )
+    fragment = response.content.decode()
+    assert "Undid grade 5" in fragment and "What is a Ray task?" in fragment
+    assert not CardState.objects.filter(user=alice).exists()
+    nothing = alice_client.post("/study/review/undo/", {}, HTTP_HX_REQUEST="true")
+    assert "nothing to undo" in nothing.content.decode()
+
+
+def test_suspend_takes_the_card_out_and_shows_the_next(alice_client, alice, small_deck):
+    task = small_deck.cards.get(slug="ray-task")
+    response = alice_client.post(
+        f"/study/cards/{task.pk}/suspend/", {"deck": "ray-basics"}, HTTP_HX_REQUEST="true"
+    )
+    assert "What is a Ray actor?" in response.content.decode()
+    assert CardState.objects.get(user=alice, card=task).suspended
+
+
+def test_the_session_ends_with_a_summary(alice_client, alice, small_deck):
+    for _ in range(5):
+        html = alice_client.get("/study/review/ray-basics/").content.decode()
+        alice_client.post("/study/review/ray-basics/", {**form_values(html), "grade": "5"})
+    html = alice_client.get("/study/review/ray-basics/").content.decode()
+    assert "Session complete" in html and "<strong>5</strong> reviews" in html
+    assert "<strong>100%</strong> passed" in html
+
+
+def test_cram_never_touches_the_schedule(alice_client, alice, small_deck):
+    response = alice_client.get("/study/cram/ray-basics/?n=1")
+    html = response.content.decode()
+    assert "What is a Ray actor?" in html and "2 / 5" in html
+    fragment = alice_client.get("/study/cram/ray-basics/?n=2", HTTP_HX_REQUEST="true")
+    assert "What does the object store hold?" in fragment.content.decode()
+    assert alice_client.get("/study/cram/ray-basics/?section=rllib").status_code == 200
+    shuffled = alice_client.get("/study/cram/ray-basics/?seed=7&n=0").content.decode()
+    assert "1 / 5" in shuffled
+    assert not CardState.objects.exists() and not ReviewLog.objects.exists()
+
+
+def test_stats_page_draws_the_charts(alice_client, alice, small_deck):
+    now = timezone.now()
+    for i, card in enumerate(small_deck.cards.all()):
+        review_record(user=alice, card=card, grade=4, now=now - timedelta(days=3 - i % 2))
+    html = alice_client.get("/study/stats/").content.decode()
+    assert html.count("<rect") > 365  # the year calendar
+    assert "Due in the next 30 days" in html and "Mastery per section" in html
+    assert "var(--heat-" in html  # colours from the theme, so dark mode follows
+
+
+def test_stats_query_count_is_constant(alice, small_deck, django_assert_num_queries):
+    from apps.study import selectors
+
+    now = timezone.now()
+    for card in small_deck.cards.all():
+        review_record(user=alice, card=card, grade=4, now=now - timedelta(days=2))
+    # heatmap, forecast, retention, sections, mastery
+    with django_assert_num_queries(5):
+        data = selectors.stats(alice)
+    assert data.streak == 0 and sum(data.per_day.values()) == 5
+    assert data.forecast[0] == 5
+
+
+def test_study_home_lists_due_and_new_per_deck(alice_client, alice, small_deck):
+    review_record(user=alice, card=small_deck.cards.first(), grade=1)
+    html = alice_client.get("/study/").content.decode()
+    assert "1 due" in html and "4 new" in html
