@@ -1,8 +1,12 @@
 """Who may author which deck, and the revision history of every card and quiz question."""
 
+import difflib
+import re
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.html import escape
 
 
 class DeckAuthor(models.Model):
@@ -86,3 +90,45 @@ class Revision(models.Model):
     @property
     def target(self):
         return self.card if self.card_id else self.question
+
+    def changes(self, previous: "Revision | None") -> list[tuple[str, str]]:
+        """What this revision changed against the one before it, field by field, as HTML."""
+        return revision_changes(previous.data if previous else None, self.data)
+
+
+def _words(text: str) -> list[str]:
+    return re.split(r"(\s+)", text)
+
+
+def text_diff_html(old: str, new: str) -> str:
+    """A word-level diff of two texts as HTML, with <del> and <ins> around what changed."""
+    a, b = _words(old), _words(new)
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(escape("".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(f"<del>{escape(''.join(a[i1:i2]))}</del>")
+        if j2 > j1:
+            parts.append(f"<ins>{escape(''.join(b[j1:j2]))}</ins>")
+    return "".join(parts)
+
+
+def _as_text(value) -> str:
+    if isinstance(value, list):
+        return "\n".join(
+            ", ".join(f"{k}: {v}" for k, v in item.items()) if isinstance(item, dict) else str(item)
+            for item in value
+        )
+    return "" if value is None else str(value)
+
+
+def revision_changes(old: dict | None, new: dict) -> list[tuple[str, str]]:
+    """(field, diff HTML) for every field that differs between two revisions' data."""
+    old = old or {}
+    return [
+        (name, text_diff_html(_as_text(old.get(name)), _as_text(value)))
+        for name, value in new.items()
+        if old.get(name) != value
+    ]

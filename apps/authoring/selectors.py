@@ -108,11 +108,12 @@ def deck_structure(deck: Deck) -> list[Section]:
 
 
 def revisions_of(*, card: Card | None = None, question: Question | None = None) -> list[Revision]:
-    """Newest first, each with ``previous`` (the revision before it) for a diff."""
+    """Newest first, each with ``previous`` and ``diff``: (field, HTML) against the one before."""
     revisions = Revision.objects.select_related("author", "restored_from")
     rows = list(
         revisions.filter(card=card) if card is not None else revisions.filter(question=question)
     )
     for newer, older in zip(rows, [*rows[1:], None], strict=True):
         newer.previous = older
+        newer.diff = newer.changes(older)
     return rows

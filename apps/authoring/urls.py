@@ -1,7 +1,32 @@
 from django.urls import path
-from django.views.generic import TemplateView
+
+from apps.authoring import views
 
 app_name = "authoring"
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="authoring/index.html"), name="index"),
+    path("", views.index, name="index"),
+    path("new/", views.deck_create, name="deck-create"),
+    path("preview/", views.preview, name="preview"),
+    path("import/", views.import_page, name="import"),
+    path("decks/<slug:slug>/", views.deck, name="deck"),
+    path("decks/<slug:slug>/publish/", views.deck_publish, name="deck-publish"),
+    path("decks/<slug:slug>/sections/new/", views.section_create, name="section-create"),
+    path("decks/<slug:slug>/cards/new/", views.card_new, name="card-new"),
+    path(
+        "decks/<slug:slug>/export/<str:fmt>/",
+        views.export,
+        name="export",
+    ),
+    path("sections/<int:pk>/", views.section, name="section"),
+    path("sections/<int:pk>/move/", views.section_move, name="section-move"),
+    path("cards/<int:pk>/", views.card, name="card"),
+    path("cards/<int:pk>/move/", views.card_move, name="card-move"),
+    path("cards/<int:pk>/delete/", views.card_delete, name="card-delete"),
+    path("cards/<int:pk>/history/", views.card_history, name="card-history"),
+    path("revisions/<int:pk>/restore/", views.revision_restore, name="revision-restore"),
+    path("quizzes/<slug:slug>/", views.quiz, name="quiz"),
+    path("quizzes/<slug:slug>/questions/new/", views.question, name="question-new"),
+    path("questions/<int:pk>/", views.question, name="question"),
+    path("questions/<int:pk>/history/", views.question_history, name="question-history"),
+    path("questions/<int:pk>/delete/", views.question_delete, name="question-delete"),
 ]

@@ -1,0 +1,493 @@
+"""Author pages: decks, sections, cards and quiz questions, with live preview, history, import
+and export. Every view requires a log-in (anonymous -> log-in page) and authorship of the deck
+(otherwise 403); the checks live in selectors so the API applies the same ones."""
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from apps.authoring import selectors, services
+from apps.authoring.formats import (
+    CONTENT_TYPES,
+    EXPORT_FORMATS,
+    IMPORT_FORMATS,
+    export_deck,
+    import_document,
+    limit_text,
+)
+from apps.authoring.forms import OPTION_FIELD, OPTION_HELP, options_parse, options_text
+from apps.decks.content import ContentError
+from apps.decks.markdown import render_markdown
+from apps.quizzes.models import Question
+
+PREVIEW_FIELDS = ("front", "back", "why", "prompt", "explanation", "summary", "description")
+IMPORT_SESSION_KEY = "authoring_import"
+
+
+def author_required(view):
+    @wraps(view)
+    @login_required
+    def wrapped(request, *args, **kwargs):
+        if not selectors.is_author(request.user):
+            raise PermissionDenied("Only staff and deck authors may open the author pages.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _errors(exc: ValidationError) -> dict[str, str]:
+    if hasattr(exc, "error_dict"):
+        return {k: " ".join(v) for k, v in exc.message_dict.items()}
+    return {"__all__": " ".join(exc.messages)}
+
+
+def _checked(request) -> bool:
+    return request.POST.get("changes_answer") in ("on", "1", "true")
+
+
+# Decks -------------------------------------------------------------------------------------
+
+
+@author_required
+def index(request):
+    decks = selectors.author_deck_list(request.user).order_by("title")
+    return render(
+        request, "authoring/index.html",
+        {"decks": decks, "export_formats": EXPORT_FORMATS, "errors": {}},
+    )  # fmt: skip
+
+
+@require_POST
+@author_required
+def deck_create(request):
+    try:
+        deck = services.deck_create(
+            user=request.user, slug=request.POST.get("slug", ""),
+            title=request.POST.get("title", ""),
+        )  # fmt: skip
+    except ValidationError as exc:
+        decks = selectors.author_deck_list(request.user).order_by("title")
+        context = {"decks": decks, "export_formats": EXPORT_FORMATS, "errors": _errors(exc),
+                   "values": request.POST}  # fmt: skip
+        return render(request, "authoring/index.html", context, status=400)
+    messages.success(request, f"Deck {deck.slug} created as a draft.")
+    return redirect("authoring:deck", slug=deck.slug)
+
+
+@require_POST
+@author_required
+def deck_publish(request, slug: str):
+    deck = selectors.deck_for_author(request.user, slug)
+    services.deck_update(deck=deck, is_published=request.POST.get("publish") == "1")
+    if request.htmx:
+        deck = selectors.author_deck_list(request.user).get(pk=deck.pk)
+        return render(request, "authoring/index.html#deck-row", {"deck": deck,
+                      "export_formats": EXPORT_FORMATS})  # fmt: skip
+    state = "published" if deck.is_published else "a draft"
+    messages.success(request, f"{deck.title} is now {state}.")
+    return redirect(request.POST.get("next") or reverse("authoring:index"))
+
+
+@author_required
+def deck(request, slug: str):
+    deck = selectors.deck_for_author(request.user, slug)
+    errors = {}
+    if request.method == "POST":
+        try:
+            services.deck_update(
+                deck=deck, title=request.POST.get("title", ""),
+                description=request.POST.get("description", ""),
+                objectives=request.POST.get("objectives", ""),
+            )  # fmt: skip
+        except ValidationError as exc:
+            errors = _errors(exc)
+        else:
+            messages.success(request, "Deck saved.")
+            return redirect("authoring:deck", slug=deck.slug)
+    context = {
+        "deck": deck,
+        "sections": selectors.deck_structure(deck),
+        "quizzes": deck.quizzes.select_related("section"),
+        "errors": errors,
+        "export_formats": EXPORT_FORMATS,
+    }
+    return render(request, "authoring/deck.html", context, status=400 if errors else 200)
+
+
+def _structure(request, deck):
+    if request.htmx:
+        context = {"deck": deck, "sections": selectors.deck_structure(deck)}
+        return render(request, "authoring/deck.html#structure", context)
+    return redirect("authoring:deck", slug=deck.slug)
+
+
+@require_POST
+@author_required
+def section_create(request, slug: str):
+    deck = selectors.deck_for_author(request.user, slug)
+    try:
+        services.section_create(
+            deck=deck, slug=request.POST.get("slug", ""), title=request.POST.get("title", ""),
+            summary=request.POST.get("summary", ""),
+        )  # fmt: skip
+    except ValidationError as exc:
+        messages.error(request, " ".join(_errors(exc).values()))
+    return redirect("authoring:deck", slug=deck.slug)
+
+
+@author_required
+def section(request, pk: int):
+    section = selectors.section_for_author(request.user, pk)
+    errors = {}
+    if request.method == "POST":
+        try:
+            if request.POST.get("delete"):
+                services.section_delete(section=section)
+                messages.success(request, f"Section {section.slug} deleted.")
+                return redirect("authoring:deck", slug=section.deck.slug)
+            services.section_update(
+                section=section, slug=request.POST.get("slug", ""),
+                title=request.POST.get("title", ""), summary=request.POST.get("summary", ""),
+            )  # fmt: skip
+        except ValidationError as exc:
+            errors = _errors(exc)
+        else:
+            messages.success(request, "Section saved.")
+            return redirect("authoring:deck", slug=section.deck.slug)
+    return render(
+        request, "authoring/section.html", {"section": section, "errors": errors},
+        status=400 if errors else 200,
+    )  # fmt: skip
+
+
+@require_POST
+@author_required
+def section_move(request, pk: int):
+    section = selectors.section_for_author(request.user, pk)
+    services.section_move(section=section, direction=request.POST.get("direction", ""))
+    return _structure(request, section.deck)
+
+
+# Cards -------------------------------------------------------------------------------------
+
+
+def _card_context(deck, card, values, errors):
+    questions = Question.objects.filter(quiz__deck=deck).select_related("quiz")
+    linked = set()
+    if card is not None:
+        linked = set(card.quiz_questions.values_list("pk", flat=True))
+    return {
+        "deck": deck,
+        "card": card,
+        "sections": deck.sections.order_by("order", "id"),
+        "values": values,
+        "errors": errors,
+        "questions": questions,
+        "linked": linked,
+        "previews": {key: render_markdown(values.get(key, "")) for key in ("front", "back", "why")},
+    }
+
+
+def _card_values(card) -> dict:
+    data = services.card_data(card)
+    data["tags"] = ", ".join(data["tags"])
+    return data
+
+
+def _posted_card(request) -> dict:
+    return {key: request.POST.get(key, "") for key in services.CARD_FIELDS}
+
+
+@author_required
+def card_new(request, slug: str):
+    deck = selectors.deck_for_author(request.user, slug)
+    values = {"section": request.GET.get("section", ""), "tags": ""}
+    errors = {}
+    if request.method == "POST":
+        values = _posted_card(request)
+        try:
+            card = services.card_create(
+                deck=deck, author=request.user, note=request.POST.get("note", ""), **values
+            )
+        except ValidationError as exc:
+            errors = _errors(exc)
+        else:
+            messages.success(request, f"Card {card.slug} created.")
+            return redirect("authoring:card", pk=card.pk)
+    return render(
+        request, "authoring/card.html", _card_context(deck, None, values, errors),
+        status=400 if errors else 200,
+    )  # fmt: skip
+
+
+@author_required
+def card(request, pk: int):
+    card = selectors.card_for_author(request.user, pk)
+    values, errors = _card_values(card), {}
+    if request.method == "POST":
+        values = _posted_card(request)
+        chosen = Question.objects.filter(
+            quiz__deck=card.deck, pk__in=request.POST.getlist("questions")
+        )
+        try:
+            with transaction.atomic():
+                revision = services.card_update(
+                    card=card, author=request.user, note=request.POST.get("note", ""),
+                    changes_answer=_checked(request), **values,
+                )  # fmt: skip
+                if "questions_shown" in request.POST:
+                    services.card_questions_link(card=card, questions=chosen, author=request.user)
+        except ValidationError as exc:
+            errors = _errors(exc)
+        else:
+            if revision is None:
+                messages.info(request, "Nothing changed.")
+            elif revision.changes_answer:
+                messages.success(
+                    request, f"Saved revision {revision.number}; learners review this card again."
+                )
+            else:
+                messages.success(
+                    request, f"Saved revision {revision.number}; learners' schedules are unchanged."
+                )
+            return redirect("authoring:card", pk=card.pk)
+    return render(
+        request, "authoring/card.html", _card_context(card.deck, card, values, errors),
+        status=400 if errors else 200,
+    )  # fmt: skip
+
+
+@require_POST
+@author_required
+def card_move(request, pk: int):
+    card = selectors.card_for_author(request.user, pk)
+    services.card_move(card=card, direction=request.POST.get("direction", ""))
+    return _structure(request, card.deck)
+
+
+@require_POST
+@author_required
+def card_delete(request, pk: int):
+    card = selectors.card_for_author(request.user, pk)
+    deck = card.deck
+    services.card_delete(card=card)
+    messages.success(request, f"Card {card.slug} deleted.")
+    return redirect("authoring:deck", slug=deck.slug)
+
+
+@author_required
+def card_history(request, pk: int):
+    card = selectors.card_for_author(request.user, pk)
+    context = {"target": card, "kind": "card", "deck": card.deck,
+               "revisions": selectors.revisions_of(card=card)}  # fmt: skip
+    return render(request, "authoring/history.html", context)
+
+
+@require_POST
+@author_required
+def revision_restore(request, pk: int):
+    revision = selectors.revision_for_author(request.user, pk)
+    try:
+        new = services.revision_restore(
+            revision=revision, author=request.user, changes_answer=_checked(request)
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(_errors(exc).values()))
+    else:
+        if new is None:
+            messages.info(request, f"Revision {revision.number} is what is there already.")
+        else:
+            messages.success(request, f"Restored revision {revision.number} as {new.number}.")
+    if revision.card_id:
+        return redirect("authoring:card-history", pk=revision.card_id)
+    return redirect("authoring:question-history", pk=revision.question_id)
+
+
+@require_POST
+@author_required
+def preview(request) -> HttpResponse:
+    """Rendered Markdown for the live preview, by the same renderer the study pages use."""
+    text = next((request.POST[k] for k in PREVIEW_FIELDS if k in request.POST), "")
+    html = render_markdown(text)
+    return render(request, "authoring/_preview.html", {"html": html})
+
+
+# Quizzes -----------------------------------------------------------------------------------
+
+
+@author_required
+def quiz(request, slug: str):
+    quiz = selectors.quiz_for_author(request.user, slug)
+    return render(
+        request, "authoring/quiz.html",
+        {"quiz": quiz, "questions": quiz.questions.prefetch_related("cards")},
+    )  # fmt: skip
+
+
+def _question_context(quiz, question, values, errors):
+    kind = values.get("kind") or "single"
+    return {
+        "quiz": quiz,
+        "question": question,
+        "values": values,
+        "errors": errors,
+        "kinds": Question.Kind.choices,
+        "cards": quiz.deck.cards.order_by("section__order", "order"),
+        "option_help": OPTION_HELP,
+        "option_field": OPTION_FIELD.get(kind, "choices"),
+        "previews": {k: render_markdown(values.get(k, "")) for k in ("prompt", "explanation")},
+    }
+
+
+def _posted_question(request) -> tuple[dict, dict]:
+    values = {
+        "slug": request.POST.get("slug", "").strip(),
+        "kind": request.POST.get("kind", ""),
+        "prompt": request.POST.get("prompt", ""),
+        "explanation": request.POST.get("explanation", ""),
+        "points": request.POST.get("points", "1"),
+        "options": request.POST.get("options", ""),
+        "cards": request.POST.getlist("cards"),
+    }
+    try:
+        points = int(values["points"])
+    except ValueError:
+        raise ValidationError({"points": "points must be a whole number from 1 to 100"}) from None
+    data = {k: values[k] for k in ("slug", "kind", "prompt", "explanation", "cards")}
+    data["points"] = points
+    data.update(options_parse(values["kind"], values["options"]))
+    return values, data
+
+
+def _question_values(question) -> dict:
+    data = services.question_data(question)
+    return {**data, "options": options_text(data)}
+
+
+@author_required
+def question(request, pk: int | None = None, slug: str | None = None):
+    if pk is not None:
+        question = selectors.question_for_author(request.user, pk)
+        quiz = question.quiz
+        values = _question_values(question)
+    else:
+        quiz, question = selectors.quiz_for_author(request.user, slug), None
+        values = {"kind": "single", "points": 1, "cards": [], "options": "[x] \n[ ] "}
+    errors = {}
+    if request.method == "POST":
+        try:
+            values, data = _posted_question(request)
+            saved, revision = services.question_save(
+                quiz=quiz, question=question, data=data, author=request.user,
+                note=request.POST.get("note", ""),
+            )  # fmt: skip
+        except ValidationError as exc:
+            errors = _errors(exc)
+            values = {**values, **{k: request.POST.get(k, "") for k in ("slug", "kind")}}
+            values["cards"] = request.POST.getlist("cards")
+        else:
+            messages.success(
+                request,
+                f"Saved revision {revision.number}." if revision else "Nothing changed.",
+            )
+            return redirect("authoring:question", pk=saved.pk)
+    return render(
+        request, "authoring/question.html", _question_context(quiz, question, values, errors),
+        status=400 if errors else 200,
+    )  # fmt: skip
+
+
+@author_required
+def question_history(request, pk: int):
+    question = selectors.question_for_author(request.user, pk)
+    context = {"target": question, "kind": "question", "deck": question.quiz.deck,
+               "revisions": selectors.revisions_of(question=question)}  # fmt: skip
+    return render(request, "authoring/history.html", context)
+
+
+@require_POST
+@author_required
+def question_delete(request, pk: int):
+    question = selectors.question_for_author(request.user, pk)
+    quiz = question.quiz
+    services.question_delete(question=question)
+    messages.success(request, f"Question {question.slug} deleted.")
+    return redirect("authoring:quiz", slug=quiz.slug)
+
+
+# Import and export -------------------------------------------------------------------------
+
+
+@author_required
+def export(request, slug: str, fmt: str):
+    deck = selectors.deck_for_author(request.user, slug)
+    if fmt not in EXPORT_FORMATS:
+        raise Http404(f"No export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}.")
+    response = HttpResponse(export_deck(deck, fmt), content_type=CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{deck.slug}.{fmt}"'
+    return response
+
+
+def _import_options(source) -> dict:
+    return {
+        "fmt": source.get("format") or None,
+        "deck_slug": (source.get("deck") or "").strip(),
+        "deck_title": (source.get("title") or "").strip(),
+        "section": (source.get("section") or "").strip(),
+    }
+
+
+@author_required
+def import_page(request):
+    """Upload -> preview (counts, nothing written) -> commit (one transaction). The uploaded
+    text waits in the session between the two steps."""
+    context = {
+        "formats": IMPORT_FORMATS,
+        "limit": limit_text(),
+        "decks": selectors.authored_decks(request.user).order_by("title"),
+        "values": request.POST or request.GET,
+    }
+    if request.method != "POST":
+        return render(request, "authoring/import.html", context)
+    pending = request.session.get(IMPORT_SESSION_KEY)
+    committing = request.POST.get("commit") == "1"
+    try:
+        if committing:
+            if not pending:
+                raise ContentError("upload", "", "the preview expired; upload the file again")
+            data, filename, options = pending["text"].encode(), pending["filename"], pending
+        else:
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise ContentError("upload", "", "choose a file to import")
+            data, filename = upload.read(), upload.name
+            options = _import_options(request.POST)
+        doc = import_document(
+            data, filename=filename, fmt=options["fmt"], deck_slug=options["deck_slug"],
+            deck_title=options["deck_title"], section=options["section"],
+        )  # fmt: skip
+        result = services.deck_import(doc=doc, user=request.user, dry_run=not committing)
+    except ContentError as exc:
+        context["error"] = f"Nothing was imported. {exc}"
+        return render(request, "authoring/import.html", context, status=400)
+    except PermissionDenied as exc:
+        context["error"] = f"Nothing was imported. {exc}"
+        return render(request, "authoring/import.html", context, status=403)
+    if committing:
+        request.session.pop(IMPORT_SESSION_KEY, None)
+        messages.success(request, f"Imported {result}.")
+        url = reverse("authoring:deck", args=[doc.slug])
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    request.session[IMPORT_SESSION_KEY] = {
+        "text": data.decode("utf-8-sig"), "filename": filename, **options,
+    }  # fmt: skip
+    context.update({"result": result, "filename": filename, "deck_slug": doc.slug})
+    return render(request, "authoring/import.html", context)

@@ -1,0 +1,245 @@
+"""Import and export: exact round trips, preview counts, Anki in and out, and refused files."""
+
+import csv
+import io
+import sqlite3
+import zipfile
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from apps.authoring import formats, services
+from apps.authoring.formats import export_deck, import_document
+from apps.authoring.models import Revision
+from apps.decks.content import MAX_FILE_BYTES, ContentError, deck_document
+from apps.decks.models import Card, Deck
+
+pytestmark = pytest.mark.django_db
+
+
+def _import(data: bytes | str, filename: str, *, user=None, dry_run=False, **options):
+    data = data.encode() if isinstance(data, str) else data
+    doc = import_document(data, filename=filename, **options)
+    return services.deck_import(doc=doc, user=user, dry_run=dry_run)
+
+
+def _cards(deck_slug: str) -> list[tuple]:
+    return list(
+        Card.objects.filter(deck__slug=deck_slug)
+        .order_by("section__order", "order")
+        .values_list("section__slug", "section__title", "slug", "front", "back", "why", "tags")
+    )
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_own_format_round_trips_exactly_into_an_empty_database(seeded, fmt):
+    deck = Deck.objects.get(slug="distributed-rl-on-ray")
+    document, exported = deck_document(deck), export_deck(deck, fmt)
+    Deck.objects.all().delete()
+
+    result = _import(exported, f"deck.{fmt}")
+    deck = Deck.objects.get(slug="distributed-rl-on-ray")
+    assert (result.created, result.changed, result.unchanged) == (79, 0, 0)
+    assert deck_document(deck) == document
+    assert export_deck(deck, fmt) == exported
+    assert deck.is_published is False, "an imported new deck starts as a draft"
+
+
+def test_yaml_export_is_readable_and_loads_back(small_deck):
+    text = export_deck(small_deck, "yaml").decode()
+    assert text.startswith("slug: ray-basics\ntitle: Ray basics\n")
+    assert yaml.safe_load(text) == deck_document(small_deck)
+
+
+def test_csv_round_trips_front_back_section_and_tags(small_deck, staff):
+    ray_task = small_deck.cards.get(slug="ray-task")
+    back = 'Stateless, "remote",\nand multi-line.'
+    services.card_update(card=ray_task, author=staff, tags=["core", "tasks"], back=back)
+    before = _cards("ray-basics")
+    exported = export_deck(small_deck, "csv")
+    Deck.objects.all().delete()
+
+    result = _import(exported, "cards.csv", deck_slug="ray-basics", deck_title="Ray basics")
+    assert result.created == 5
+    assert _cards("ray-basics") == before
+    assert export_deck(Deck.objects.get(slug="ray-basics"), "csv") == exported
+
+
+def test_preview_counts_new_changed_unchanged_and_writes_nothing(small_deck, staff):
+    rows = list(csv.DictReader(io.StringIO(export_deck(small_deck, "csv").decode())))
+    rows[0]["back"] = "A remote function call without state."
+    rows.append({**rows[1], "slug": "", "front": "What is a placement group?", "back": "A gang."})
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=formats.CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    data = out.getvalue()
+
+    preview = _import(data, "x.csv", deck_slug="ray-basics", user=staff, dry_run=True)
+    assert (preview.created, preview.changed, preview.unchanged) == (1, 1, 4)
+    assert preview.changed_slugs == ["ray-task"]
+    assert small_deck.cards.count() == 5
+    assert small_deck.cards.get(slug="ray-task").back == "A stateless remote function call."
+    assert not Revision.objects.exists()
+
+    result = _import(data, "x.csv", deck_slug="ray-basics", user=staff)
+    assert (result.created, result.changed, result.unchanged) == (1, 1, 4)
+    new = small_deck.cards.get(slug="what-is-a-placement-group")
+    assert new.section.slug == "ray-core"
+    sources = set(Revision.objects.values_list("card__slug", "source", "author__username"))
+    assert sources == {
+        ("ray-task", "original", None), ("ray-task", "import", "staff"),
+        ("what-is-a-placement-group", "import", "staff"),
+    }  # fmt: skip
+
+
+def test_import_keeps_learners_progress(small_deck, alice_studied):
+    data = (
+        export_deck(small_deck, "yaml")
+        .decode()
+        .replace("A stateless remote function call.", "A stateless remote function call (fixed).")
+    )
+    due = alice_studied.due_at
+    assert _import(data, "d.yaml").changed == 1
+    alice_studied.refresh_from_db()
+    assert alice_studied.due_at == due
+
+
+def test_anki_text_export_is_read_and_sanitised(small_deck):
+    text = (
+        "#separator:tab\n#html:true\n#tags column:3\n"
+        "What is <b>Ray</b>?\tA framework&nbsp;for <i>distributed</i> Python<br>apps."
+        "<script>alert(1)</script>\tray core\n"
+        '"Multi\tfield?"\t"Quoted ""back"""\t\n'
+    )
+    result = _import(text, "anki.txt", deck_slug="ray-basics")
+    assert result.created == 2
+    card = small_deck.cards.get(slug="what-is-ray")
+    assert card.front == "What is Ray?"
+    assert card.back == "A framework for distributed Python\napps."
+    assert card.tags == ["ray", "core"]
+    assert card.section.slug == "imported-from-anki"
+    assert small_deck.cards.get(slug="multi-field").back == 'Quoted "back"'
+
+
+def test_apkg_opens_with_one_note_per_card_and_stable_ids(small_deck, tmp_path):
+    data = export_deck(small_deck, "apkg")
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        assert "collection.anki2" in package.namelist()
+        (tmp_path / "collection.anki2").write_bytes(package.read("collection.anki2"))
+    db = sqlite3.connect(tmp_path / "collection.anki2")
+    notes = db.execute("select guid, mid, flds, tags from notes order by sfld").fetchall()
+    models = db.execute("select models from col").fetchone()[0]
+    db.close()
+    assert len(notes) == 5
+    fields = {row[2].split("\x1f")[3]: row[2].split("\x1f") for row in notes}
+    assert fields["ray-task"][0] == "<p>What is a Ray task?</p>\n"
+    assert fields["ray-task"][1] == "<p>A stateless remote function call.</p>\n"
+    guids = {row[2].split("\x1f")[3]: row[0] for row in notes}
+    assert guids["ray-task"] == formats.anki_guid(small_deck, "ray-task")
+    model_id = formats.anki_model(small_deck).model_id
+    assert {row[1] for row in notes} == {model_id}
+    assert str(model_id) in models
+    assert "ray-core" in [row[3] for row in notes if row[2].endswith("ray-task")][0]
+
+
+# Refused files: a message naming the line or entry and the problem, and nothing imported.
+
+
+def _refused(data: str | bytes, filename: str, **options) -> str:
+    count = Card.objects.count()
+    with pytest.raises(ContentError) as exc:
+        _import(data, filename, **options)
+    assert Card.objects.count() == count
+    return str(exc.value)
+
+
+def test_malformed_yaml_names_the_line(small_deck):
+    message = _refused("slug: x\ntitle: [unclosed\nsections: 3\n", "bad.yaml")
+    assert message.startswith("bad.yaml: line ") and "not valid YAML" in message
+
+
+def test_malformed_json_names_the_line(small_deck):
+    assert _refused('{\n  "slug": "x",\n  oops\n}', "bad.json") == (
+        "bad.json: line 3: not valid JSON (Expecting property name enclosed in double quotes)"
+    )
+
+
+def test_csv_missing_column_is_named(small_deck):
+    message = _refused("front,back,tags\nQ,A,x\n", "cards.csv", deck_slug="ray-basics")
+    assert message.startswith("cards.csv: line 1: missing column 'section'")
+
+
+def test_csv_duplicate_slug_names_both_lines(small_deck):
+    data = "front,back,section,tags\nWhat is Ray?,A,core,\nX,Y,core,\nWhat is Ray?,B,core,\n"
+    assert _refused(data, "cards.csv", deck_slug="ray-basics") == (
+        "cards.csv: line 4: duplicate card slug 'what-is-ray', also on line 2 "
+        "(give one of them its own slug in a slug column)"
+    )
+
+
+def test_csv_line_numbers_count_multi_line_fields(small_deck):
+    data = 'front,back,section,tags\n"Q\nwith two lines",A,core,\nQ2,,core,\n'
+    assert _refused(data, "cards.csv", deck_slug="ray-basics") == (
+        "cards.csv: line 4: back is empty"
+    )
+
+
+def test_duplicate_slug_in_own_format_names_the_entry(small_deck):
+    document = deck_document(small_deck)
+    document["sections"][1]["cards"][0]["slug"] = "ray-task"
+    message = _refused(yaml.safe_dump(document), "dup.yaml")
+    assert message == (
+        "dup.yaml: card 'ray-task': duplicate card slug 'ray-task'"
+        " (card slugs are unique in a deck)"
+    )
+
+
+def test_oversized_file_is_refused_with_the_limit(small_deck):
+    data = b"front,back,section,tags\n" + b"x" * MAX_FILE_BYTES
+    message = _refused(data, "big.csv", deck_slug="ray-basics")
+    assert message == (
+        "big.csv: the file is 2.0 MiB; the limit is 2 MiB (split the deck or import it in parts)"
+    )
+
+
+def test_markdown_with_script_imports_but_renders_sanitised(small_deck):
+    data = (
+        "front,back,section,tags,slug\nQ,<script>alert(1)</script> <b onclick=x>hi</b>,core,,xss\n"
+    )
+    _import(data, "x.csv", deck_slug="ray-basics")
+    card = small_deck.cards.get(slug="xss")
+    assert "<script" not in card.back_html and "<b" not in card.back_html
+    assert (
+        card.back_html
+        == "<p>&lt;script&gt;alert(1)&lt;/script&gt; &lt;b onclick=x&gt;hi&lt;/b&gt;</p>\n"
+    )
+
+
+def test_commands_export_and_import(small_deck, tmp_path):
+    out = tmp_path / "deck.json"
+    call_command("export_deck", "ray-basics", "--format", "json", "-o", str(out),
+                 stderr=io.StringIO())  # fmt: skip
+    stdout = io.StringIO()
+    call_command("import_deck", str(out), "--dry-run", stdout=stdout)
+    assert stdout.getvalue().strip() == (
+        "Dry run, nothing written: ray-basics: 0 new, 0 changed, 5 unchanged cards"
+    )
+    apkg = tmp_path / "deck.apkg"
+    call_command("export_deck", "ray-basics", "--format", "apkg", "-o", str(apkg),
+                 stderr=io.StringIO())  # fmt: skip
+    assert zipfile.is_zipfile(apkg)
+
+
+def test_import_command_refuses_a_bad_file(small_deck, tmp_path):
+    bad = tmp_path / "cards.csv"
+    bad.write_text("front,back\nQ,A\n")
+    with pytest.raises(CommandError) as exc:
+        call_command("import_deck", str(bad), "--deck", "ray-basics")
+    assert str(exc.value) == (
+        "Nothing was imported. cards.csv: line 1: missing column 'section' (the header needs "
+        "front, back, section, tags; optional: slug, section_title, why)"
+    )
+    with pytest.raises(CommandError, match="No deck 'nope'"):
+        call_command("export_deck", "nope")

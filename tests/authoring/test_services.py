@@ -1,0 +1,135 @@
+"""Edits keep progress; "changes the answer" requeues; every edit leaves a revision to restore."""
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
+
+from apps.authoring import services
+from apps.authoring.models import Revision
+from apps.decks.markdown import render_markdown
+from apps.study.models import CardState, ReviewLog
+
+pytestmark = pytest.mark.django_db
+
+
+def _schedule(state: CardState) -> tuple:
+    state.refresh_from_db()
+    return (state.repetitions, state.ease_factor, state.interval_days, state.due_at, state.lapses)
+
+
+def test_a_typo_fix_keeps_the_learners_schedule(staff, ray_task, alice_studied):
+    before = _schedule(alice_studied)
+    revision = services.card_update(
+        card=ray_task, author=staff, note="typo", back="A stateless remote function call!"
+    )
+    assert revision is not None and not revision.changes_answer
+    assert _schedule(alice_studied) == before
+    ray_task.refresh_from_db()
+    assert ray_task.back == "A stateless remote function call!"
+    assert CardState.objects.get(user=alice_studied.user, card=ray_task).pk == alice_studied.pk
+
+
+def test_changes_the_answer_makes_the_card_due_now_and_keeps_history(
+    staff, alice, bob, ray_task, alice_studied
+):
+    before = _schedule(alice_studied)
+    assert alice_studied.due_at > timezone.now()
+    start = timezone.now()
+    services.card_update(
+        card=ray_task, author=staff, changes_answer=True, back="A remote function, no state."
+    )
+    repetitions, ease, interval, due_at, lapses = _schedule(alice_studied)
+    assert due_at <= timezone.now() and due_at >= start
+    assert (repetitions, ease, interval, lapses) == (before[0], before[1], before[2], before[4])
+    assert ReviewLog.objects.filter(user=alice, card=ray_task).count() == 1
+    # bob never studied the card: nothing is created for him.
+    assert not CardState.objects.filter(user=bob).exists()
+
+
+def test_first_edit_of_seeded_card_keeps_the_original_then_restore_brings_it_back(staff, ray_task):
+    original = ray_task.front
+    services.card_update(card=ray_task, author=staff, front="What is a Ray taks?", note="oops")
+    services.card_update(card=ray_task, author=staff, front="What's a Ray task?")
+    numbers = list(Revision.objects.filter(card=ray_task).values_list("number", "source"))
+    assert numbers == [(3, "editor"), (2, "editor"), (1, "original")]
+    first = Revision.objects.get(card=ray_task, number=1)
+    assert first.data["front"] == original and first.author is None
+
+    restored = services.revision_restore(revision=first, author=staff)
+    ray_task.refresh_from_db()
+    assert ray_task.front == original
+    assert (restored.number, restored.source, restored.restored_from) == (4, "restore", first)
+    assert Revision.objects.filter(card=ray_task).count() == 4
+
+
+def test_saving_unchanged_text_writes_no_revision(staff, ray_task):
+    assert services.card_update(card=ray_task, author=staff, front=ray_task.front) is None
+    assert not Revision.objects.filter(card=ray_task).exists()
+
+
+def test_revision_diff_marks_words(staff, ray_task):
+    services.card_update(card=ray_task, author=staff, back="A stateless remote task call.")
+    original, latest = Revision.objects.filter(card=ray_task).order_by("number")
+    [(field, html)] = latest.changes(original)
+    assert field == "back"
+    assert html == "A stateless remote <del>function</del><ins>task</ins> call."
+
+
+def test_card_errors_name_the_field(staff, small_deck, ray_task):
+    with pytest.raises(ValidationError) as exc:
+        services.card_update(card=ray_task, author=staff, slug="ray-actor")
+    assert "already has a card 'ray-actor'" in exc.value.message_dict["slug"][0]
+    with pytest.raises(ValidationError) as exc:
+        services.card_update(card=ray_task, author=staff, front="  ")
+    assert exc.value.message_dict["front"] == ["front must not be empty"]
+    with pytest.raises(ValidationError):
+        services.card_create(deck=small_deck, author=staff, section="nope", slug="x", front="f",
+                             back="b")  # fmt: skip
+
+
+def test_markdown_with_script_is_stored_but_rendered_safe(staff, ray_task):
+    services.card_update(
+        card=ray_task, author=staff,
+        back='<script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)>',
+    )  # fmt: skip
+    ray_task.refresh_from_db()
+    # Raw HTML shows as text: no tag, attribute or javascript: link survives.
+    for bad in ("<script", "<img", 'href="javascript'):
+        assert bad not in ray_task.back_html
+    assert "&lt;script&gt;" in ray_task.back_html
+    assert ray_task.back_html == render_markdown(ray_task.back)
+
+
+def test_moving_cards_and_sections(staff, small_deck, ray_task):
+    core = small_deck.sections.get(slug="ray-core")
+    assert services.card_move(card=ray_task, direction="up") is False
+    assert services.card_move(card=ray_task, direction="down") is True
+    assert list(core.cards.order_by("order").values_list("slug", flat=True)) == [
+        "ray-actor", "ray-task", "object-store",
+    ]  # fmt: skip
+    rllib = small_deck.sections.get(slug="rllib")
+    assert services.section_move(section=rllib, direction="up") is True
+    assert list(small_deck.sections.order_by("order").values_list("slug", flat=True)) == [
+        "rllib", "ray-core",
+    ]  # fmt: skip
+
+
+def test_moving_a_card_to_another_section_puts_it_last(staff, small_deck, ray_task):
+    services.card_update(card=ray_task, author=staff, section="rllib")
+    ray_task.refresh_from_db()
+    assert ray_task.section.slug == "rllib"
+    assert list(ray_task.section.cards.order_by("order").values_list("slug", flat=True))[-1] == (
+        "ray-task"
+    )
+
+
+def test_a_section_with_cards_is_not_deleted(small_deck):
+    with pytest.raises(ValidationError, match="still has 3 cards"):
+        services.section_delete(section=small_deck.sections.get(slug="ray-core"))
+
+
+def test_only_staff_create_decks(dave, staff):
+    with pytest.raises(PermissionDenied):
+        services.deck_create(user=dave, slug="new-deck", title="New")
+    deck = services.deck_create(user=staff, slug="new-deck", title="New")
+    assert deck.is_published is False
