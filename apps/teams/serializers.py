@@ -1,0 +1,116 @@
+"""API shapes. The progress payload is assembled from `selectors.TeamProgress`; these classes
+also describe it for the OpenAPI schema."""
+
+from rest_framework import serializers
+
+from apps.teams.services import INVITE_MAX_USES, NAME_MAX
+
+
+class TeamCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=NAME_MAX)
+    deck = serializers.SlugField(
+        required=False, help_text="Slug of the deck to measure; default: the first published deck."
+    )
+
+
+class TeamSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    deck = serializers.SlugField(allow_null=True)
+    role = serializers.ChoiceField(choices=["owner", "member"], help_text="Your role.")
+    hidden = serializers.BooleanField(help_text="Whether you hid your details from this team.")
+    member_count = serializers.IntegerField()
+    url = serializers.CharField(help_text="The dashboard page.")
+
+
+class InviteCreateSerializer(serializers.Serializer):
+    max_uses = serializers.IntegerField(
+        min_value=1,
+        max_value=INVITE_MAX_USES,
+        allow_null=True,
+        default=1,
+        help_text="1 (the default) makes a single-use link; null any number of uses.",
+    )
+    expires_in_days = serializers.IntegerField(min_value=1, max_value=90, default=7)
+
+
+class InviteSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    url = serializers.URLField(help_text="The join page; open it logged in and press Join.")
+    expires_at = serializers.DateTimeField()
+    max_uses = serializers.IntegerField(allow_null=True)
+
+
+class JoinSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="The token of an invite link.")
+
+
+class MembershipSerializer(serializers.Serializer):
+    team = serializers.SlugField()
+    name = serializers.CharField()
+    role = serializers.CharField()
+
+
+class SectionProgressSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    card_count = serializers.IntegerField()
+    team_mastery = serializers.FloatField(help_text="Average mastery of every member, 0 to 1.")
+
+
+class MemberProgressSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    role = serializers.CharField()
+    is_you = serializers.BooleanField()
+    hidden = serializers.BooleanField(help_text="Only ever true on your own row.")
+    readiness = serializers.FloatField(
+        help_text="0.5 x mastery_overall + 0.3 x knowledge_check + 0.2 x retention (null as 0)."
+    )
+    mastery = serializers.DictField(
+        child=serializers.FloatField(), help_text="Section slug -> share of its cards learned."
+    )
+    mastery_overall = serializers.FloatField(help_text="Share of the deck's cards learned.")
+    cards_learned = serializers.IntegerField(
+        help_text="Cards with repetitions >= 2, not overdue by more than 7 days."
+    )
+    due_backlog = serializers.IntegerField(help_text="Cards due now (suspended aside).")
+    reviews_7d = serializers.IntegerField(help_text="Reviews on the member's last 7 local days.")
+    reviews_30d = serializers.IntegerField(help_text="Reviews on the member's last 30 local days.")
+    retention = serializers.FloatField(
+        allow_null=True, help_text="Share of the last 30 days' reviews graded >= 3."
+    )
+    streak_days = serializers.IntegerField(help_text="Consecutive local days with a review.")
+    knowledge_check = serializers.FloatField(
+        help_text="Average best score over the deck's knowledge checks (not taken = 0)."
+    )
+    knowledge_checks = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Knowledge-check slug -> best score share, null if not taken.",
+    )
+    last_active = serializers.DateTimeField(allow_null=True)
+
+
+class WeakCardSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.SlugField()
+    front = serializers.CharField()
+    url = serializers.CharField()
+    learners = serializers.IntegerField()
+    share = serializers.FloatField()
+
+
+class TeamSummarySerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    deck = serializers.SlugField(allow_null=True)
+    member_count = serializers.IntegerField()
+    hidden_count = serializers.IntegerField()
+    averages = serializers.DictField(help_text="Team averages over every member, hidden included.")
+
+
+class TeamProgressSerializer(serializers.Serializer):
+    team = TeamSummarySerializer()
+    sections = SectionProgressSerializer(many=True)
+    members = MemberProgressSerializer(many=True, help_text="Hidden members are left out.")
+    weakest = WeakCardSerializer(many=True)
