@@ -18,6 +18,7 @@ from apps.teams.models import Invite, InviteUse, Membership, Team
 NAME_MAX = 100
 INVITE_MAX_LIFETIME = timedelta(days=90)
 INVITE_MAX_USES = 1000
+RESERVED_SLUGS = {"join"}
 
 
 class TeamError(Exception):
@@ -48,6 +49,7 @@ def _unique_slug(name: str) -> str:
     taken = set(
         Team.objects.filter(slug__regex=rf"^{base}(-[0-9]+)?$").values_list("slug", flat=True)
     )
+    taken |= RESERVED_SLUGS  # /teams/join/<token>/ must never be a team's page
     if base not in taken:
         return base
     n = 2
