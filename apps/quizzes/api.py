@@ -53,8 +53,10 @@ def quiz_document(quiz: Quiz, attempt: Attempt | None) -> dict:
                 _option(s.key, s.text, s.text_html) for s in question.shown_statements(seed)
             ]
         else:
-            shown["left"] = [{"id": p.left_key, "text": p.left} for p in question.lefts(seed)]
-            shown["right"] = [{"id": k, "text": t} for k, t in question.rights(seed)]
+            shown["left"] = [_option(p.left_key, p.left, p.left_html) for p in question.lefts(seed)]
+            shown["right"] = [
+                _option(p.right_key, p.right, p.right_html) for p in question.rights(seed)
+            ]
         questions.append(shown)
     return {
         "slug": quiz.slug,

@@ -72,13 +72,15 @@ def question_fields(question: Question, *, seed: int | None, answer=None, number
         shown["lefts"] = [
             {
                 "key": p.left_key,
-                "text": p.left,
+                "html": p.left_html,
                 "name": field_name(question, p.left_key),
                 "pick": picks.get(p.left_key, ""),
             }
             for p in question.lefts(seed)
         ]
-        shown["rights"] = [{"key": k, "text": t} for k, t in question.rights(seed)]
+        shown["rights"] = [
+            {"key": p.right_key, "text": p.right_plain} for p in question.rights(seed)
+        ]
     return shown
 
 
@@ -110,10 +112,10 @@ def question_review(question: Question, *, seed: int | None, result: dict, numbe
     else:
         picks = answer if isinstance(answer, dict) else {}
         key = key or {}
-        texts = {p.right_key: p.right for p in question.pairs.all()}
+        texts = {p.right_key: p.right_html for p in question.pairs.all()}
         shown["lefts"] = [
             {
-                "text": p.left,
+                "html": p.left_html,
                 "pick": texts.get(picks.get(p.left_key)),
                 "right": texts.get(key.get(p.left_key)),
                 "ok": picks.get(p.left_key) == key.get(p.left_key),

@@ -6,6 +6,7 @@ database ids, to the author's order and to which option is right, and every defa
 here is by key, so neither an id nor an order can give an answer away.
 """
 
+import html
 import secrets
 from datetime import timedelta
 from fractions import Fraction
@@ -14,6 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import strip_tags
 
 from apps.decks.markdown import render_markdown
 from apps.quizzes import scoring
@@ -29,6 +31,19 @@ def public_key() -> str:
 
 def new_seed() -> int:
     return secrets.randbelow(2**31)
+
+
+def render_inline(text: str) -> str:
+    """Markdown for a short option (a label, a list item): one paragraph loses its <p>."""
+    rendered = render_markdown(text).strip()
+    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
+        return rendered[3:-4]
+    return rendered
+
+
+def plain_text(rendered: str) -> str:
+    """Rendered Markdown as the plain text an <option> can hold."""
+    return html.unescape(strip_tags(rendered)).strip()
 
 
 class Quiz(models.Model):
@@ -158,9 +173,10 @@ class Question(models.Model):
     def lefts(self, seed: int | None = None) -> list["MatchPair"]:
         return self._ordered(self.pairs.all(), seed, "left")
 
-    def rights(self, seed: int | None = None) -> list[tuple[str, str]]:
-        """(right key, right text), in an order unrelated to the left column."""
-        rights = sorted((p.right_key, p.right) for p in self.pairs.all())
+    def rights(self, seed: int | None = None) -> list["MatchPair"]:
+        """The pairs in the order their right-hand sides are shown: unrelated to the left
+        column (a different salt, or the right keys' own order)."""
+        rights = sorted(self.pairs.all(), key=lambda pair: pair.right_key)
         if seed is None:
             return rights
         return scoring.shuffled(rights, seed=seed, salt=f"{self.key}/right")
@@ -187,7 +203,7 @@ class Choice(models.Model):
         return self.text
 
     def save(self, *args, **kwargs):
-        self.text_html = render_markdown(self.text)
+        self.text_html = render_inline(self.text)
         super().save(*args, **kwargs)
 
 
@@ -206,7 +222,7 @@ class Statement(models.Model):
         return self.text
 
     def save(self, *args, **kwargs):
-        self.text_html = render_markdown(self.text)
+        self.text_html = render_inline(self.text)
         super().save(*args, **kwargs)
 
 
@@ -218,6 +234,8 @@ class MatchPair(models.Model):
     right_key = models.CharField(max_length=16, unique=True, default=public_key, editable=False)
     left = models.TextField()
     right = models.TextField()
+    left_html = models.TextField(blank=True, editable=False)
+    right_html = models.TextField(blank=True, editable=False)
     order = models.PositiveIntegerField(default=0, help_text="The author's order, never shown.")
 
     class Meta:
@@ -225,6 +243,15 @@ class MatchPair(models.Model):
 
     def __str__(self) -> str:
         return f"{self.left} -> {self.right}"
+
+    def save(self, *args, **kwargs):
+        self.left_html = render_inline(self.left)
+        self.right_html = render_inline(self.right)
+        super().save(*args, **kwargs)
+
+    @property
+    def right_plain(self) -> str:
+        return plain_text(self.right_html)
 
 
 class AttemptQuerySet(models.QuerySet):

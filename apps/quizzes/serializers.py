@@ -10,6 +10,9 @@ from apps.quizzes.models import Question, Quiz
 
 
 class QuizListSerializer(serializers.ModelSerializer):
+    # Words, not an enum: an enum would collide in the schema with the question kinds' enum,
+    # both fields being named "kind" as DESIGN.md has them.
+    kind = serializers.CharField(help_text='"checkpoint" or "knowledge_check".')
     section = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     question_count = serializers.IntegerField(read_only=True)
 
@@ -26,7 +29,8 @@ class OptionSerializer(serializers.Serializer):
 
 class MatchItemSerializer(serializers.Serializer):
     id = serializers.CharField(help_text="Opaque id; left and right ids are unrelated.")
-    text = serializers.CharField()
+    text = serializers.CharField(help_text="Markdown.")
+    text_html = serializers.CharField()
 
 
 class QuestionSerializer(serializers.Serializer):
@@ -52,7 +56,7 @@ class OpenAttemptSerializer(serializers.Serializer):
 class QuizDetailSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     title = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Quiz.Kind.choices)
+    kind = serializers.CharField(help_text='"checkpoint" or "knowledge_check".')
     deck = serializers.SlugField()
     section = serializers.SlugField(allow_null=True)
     pass_mark = serializers.FloatField(help_text="Share of the points needed to pass, 0 to 1.")
