@@ -105,11 +105,15 @@ def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     )
 
 
-def queue(user, deck: Deck | None = None, *, size: int | None = None, now=None) -> Queue:
+def queue(
+    user, deck: Deck | None = None, *, size: int | None = None, avoid: int | None = None, now=None
+) -> Queue:
     """The learner's queue, across all published decks or in one deck.
 
     With `size`, only the first `size` items are loaded (the review page needs one) and the
-    counts come from bounded COUNT queries; without it every item is loaded.
+    counts come from bounded COUNT queries; without it every item is loaded. `avoid` (a card id,
+    the one just graded) is moved out of the loaded items unless nothing else is left, so a card
+    failed a moment ago does not come straight back while other cards wait.
     """
     day = today(user, now)
     due = _states(user, deck).filter(due_at__lt=day.end).select_related("card", "card__section")
@@ -130,15 +134,20 @@ def queue(user, deck: Deck | None = None, *, size: int | None = None, now=None) 
         return Queue(items, counts, day.now, day.zone, limits)
     counts = {"redrill": redrills.count(), "due": reviews.count(), "new": new.count()}
     items: list[QueueItem] = []
+    target = size + (1 if avoid else 0)
     for kind, source in (("redrill", redrills), ("due", reviews), ("new", new)):
-        wanted = min(counts[kind], size - len(items))
+        wanted = min(counts[kind], target - len(items))
         if wanted <= 0:
             continue
         for row in source[:wanted]:
             items.append(
                 QueueItem(row, None, "new") if kind == "new" else QueueItem(row.card, row, kind)
             )
-    return Queue(items, counts, day.now, day.zone, limits)
+    if avoid and len(items) > 1:
+        items = [item for item in items if item.card.pk != avoid] + [
+            item for item in items if item.card.pk == avoid
+        ]
+    return Queue(items[:size], counts, day.now, day.zone, limits)
 
 
 def due_counts(user, now: datetime | None = None) -> dict[int, dict[str, int]]:

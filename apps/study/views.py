@@ -72,8 +72,10 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
     return f"Due: an interval of {days} day{plural} made it due on {due_day:%-d %b %Y}."
 
 
-def _review_context(request, deck: Deck | None, *, since: datetime, item=None, notice=""):
-    queue = selectors.queue(request.user, deck, size=1)
+def _review_context(
+    request, deck: Deck | None, *, since: datetime, item=None, notice="", avoid=None
+):
+    queue = selectors.queue(request.user, deck, size=1, avoid=avoid)
     item = item or queue.next
     summary = selectors.session_summary(request.user, since)
     remaining = queue.total
@@ -136,10 +138,11 @@ def review(request, deck_slug: str | None = None):
     """The review loop. GET shows the next card; POST grades one and shows the next (htmx swaps
     the fragment; without htmx the browser is redirected back here)."""
     deck = _deck(request.user, deck_slug)
-    notice = ""
+    notice, avoid = "", None
     if request.method == "POST":
         since = _session_start(request, fresh=False)
         card = _posted_card(request)
+        avoid = card.pk
         try:
             grade = int(request.POST.get("grade", ""))
         except ValueError:
@@ -160,7 +163,8 @@ def review(request, deck_slug: str | None = None):
             return redirect(request.path)
     else:
         since = _session_start(request, fresh=not request.htmx)
-    return _render_review(request, _review_context(request, deck, since=since, notice=notice))
+    context = _review_context(request, deck, since=since, notice=notice, avoid=avoid)
+    return _render_review(request, context)
 
 
 @login_required

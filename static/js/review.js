@@ -12,6 +12,9 @@
   function click(selector) {
     var el = document.querySelector(selector);
     if (el && !el.disabled) {
+      // A key can beat htmx to freshly swapped content; make sure the form is wired first.
+      var form = el.closest("form");
+      if (form && window.htmx) window.htmx.process(form);
       el.click();
       return true;
     }

@@ -182,3 +182,16 @@ def test_due_counts_query_count_is_constant(alice, small_deck, extra, django_ass
 def test_state_rows_copy_the_card_deck(alice, small_deck):
     review_record(user=alice, card=card(small_deck, "env-runner"), grade=4)
     assert CardState.objects.get(user=alice).deck_id == small_deck.pk
+
+
+def test_the_card_just_graded_waits_while_others_are_left(alice, small_deck):
+    task = card(small_deck, "ray-task")
+    review_record(user=alice, card=task, grade=1, now=T0)
+    later = T0 + timedelta(seconds=5)
+    assert selectors.queue(alice, small_deck, size=1, now=later).next.card == task
+    q = selectors.queue(alice, small_deck, size=1, avoid=task.pk, now=later)
+    assert q.next.card.slug == "ray-actor" and q.counts["redrill"] == 1
+    for c in small_deck.cards.exclude(pk=task.pk):
+        card_suspend(user=alice, card=c)
+    alone = selectors.queue(alice, small_deck, size=1, avoid=task.pk, now=later)
+    assert alone.next.card == task  # nothing else left: it comes back

@@ -1,0 +1,67 @@
+"""alice reviews three cards with the keyboard only, undoes one, in a real Chromium."""
+
+import pytest
+
+from apps.study.models import CardState, ReviewLog
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def log_in(page, username="alice"):
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(f"pw-{username}-123")
+    page.get_by_role("button", name="Log in").click()
+
+
+def front(page) -> str:
+    return page.locator("#review-front").inner_text()
+
+
+def test_three_cards_by_keyboard_then_undo(page, alice, small_deck):
+    log_in(page)
+    page.goto("/study/review/ray-basics/")
+    assert "What is a Ray task?" in front(page)
+
+    answer = page.locator("#review-back")
+    assert not answer.is_visible()
+    page.keyboard.press("Space")
+    assert answer.is_visible()
+    assert page.get_by_role("button", name="Good, grade 4, next in 1d (key 3)").is_visible()
+    page.keyboard.press("3")  # Good = 4
+    page.locator("#review-front", has_text="What is a Ray actor?").wait_for()
+    # focus moved to the new card, and the live region says which card it is
+    assert page.evaluate("document.activeElement.id") == "review-card"
+    page.locator("#review-status", has_text="Card 2 of 5").wait_for(state="attached")
+
+    page.keyboard.press("Space")
+    page.keyboard.press("1")  # Again = 1
+    page.locator("#review-front", has_text="What does the object store hold?").wait_for()
+
+    page.keyboard.press("Space")
+    page.keyboard.press("4")  # Easy = 5
+    # the card failed two cards ago is back: again today comes before new cards
+    page.locator("#review-front", has_text="What is a Ray actor?").wait_for()
+    assert ReviewLog.objects.filter(user=alice).count() == 3
+
+    page.keyboard.press("z")
+    page.locator(".review-notice", has_text="Undid grade 5").wait_for()
+    assert "What does the object store hold?" in front(page)
+    assert not CardState.objects.filter(user=alice, card__slug="object-store").exists()
+    assert ReviewLog.objects.filter(user=alice, undone_at=None).count() == 2
+
+    grades = dict(CardState.objects.filter(user=alice).values_list("card__slug", "last_grade"))
+    assert grades == {"ray-task": 4, "ray-actor": 1}
+
+
+def test_review_buttons_fit_a_phone_and_take_taps(phone_page, alice, small_deck):
+    log_in(phone_page)
+    phone_page.goto("/study/review/ray-basics/")
+    phone_page.locator("#reveal").tap()
+    good = phone_page.locator(".grade-buttons button", has_text="Good")
+    box = good.bounding_box()
+    assert box["height"] >= 44 and box["width"] >= 44
+    good.tap()
+    phone_page.locator("#review-front", has_text="What is a Ray actor?").wait_for()
+    width = phone_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, "the review page scrolls sideways on a phone"
