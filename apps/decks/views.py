@@ -5,10 +5,17 @@ from django.template import loader
 from apps.decks import selectors
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
+from apps.study import selectors as study_selectors
 
 
 def home(request: HttpRequest) -> HttpResponse:
     decks = list(selectors.deck_list(request.user))
+    if request.user.is_authenticated:
+        counts = study_selectors.due_counts(
+            request.user, card_counts={item.pk: item.card_count for item in decks}
+        )
+        for item in decks:
+            item.study = counts.get(item.pk, {"due": 0, "new": 0})
     return render(request, "decks/home.html", {"decks": decks})
 
 

@@ -150,8 +150,11 @@ def queue(
     return Queue(items[:size], counts, day.now, day.zone, limits)
 
 
-def due_counts(user, now: datetime | None = None) -> dict[int, dict[str, int]]:
-    """{deck id: {"due": n, "new": n}} for the home page, each within today's limits."""
+def due_counts(
+    user, now: datetime | None = None, *, card_counts: dict[int, int] | None = None
+) -> dict[int, dict[str, int]]:
+    """{deck id: {"due": n, "new": n}} for the home page, each within today's limits.
+    Pass `card_counts` ({deck id: cards}) when the caller has them, to save a query."""
     day = today(user, now)
     per_deck = (
         CardState.objects.filter(user=user)
@@ -160,7 +163,9 @@ def due_counts(user, now: datetime | None = None) -> dict[int, dict[str, int]]:
     )
     known = {row["deck_id"]: row for row in per_deck}
     counts = {}
-    for deck_id, total in Card.objects.values_list("deck_id").annotate(n=Count("id")):
+    if card_counts is None:
+        card_counts = dict(Card.objects.values_list("deck_id").annotate(n=Count("id")))
+    for deck_id, total in card_counts.items():
         row = known.get(deck_id, {"due": 0, "seen": 0})
         counts[deck_id] = {
             "due": min(row["due"], day.reviews_left),

@@ -123,7 +123,9 @@ def _render_review(request, context):
 def index(request):
     """Study home: each deck with what is due today, and the ways in."""
     decks = list(deck_list(request.user))
-    counts = selectors.due_counts(request.user)
+    counts = selectors.due_counts(
+        request.user, card_counts={deck.pk: deck.card_count for deck in decks}
+    )
     for deck in decks:
         deck.due = counts.get(deck.pk, {"due": 0, "new": 0})
     total = {
