@@ -146,7 +146,9 @@ class Question(models.Model):
         if self.kind in (scoring.SINGLE, scoring.MULTI):
             choices = list(self.choices.all())
             right = [c.key for c in choices if c.correct]
-            key = right[0] if self.kind == scoring.SINGLE else right
+            # (An admin edit may leave a single question without a right choice: then nobody
+            # can get it right, rather than the page failing.)
+            key = (right[0] if right else None) if self.kind == scoring.SINGLE else right
             return scoring.Question(
                 id=self.key,
                 kind=self.kind,
