@@ -113,7 +113,8 @@ def revisions_of(*, card: Card | None = None, question: Question | None = None) 
     rows = list(
         revisions.filter(card=card) if card is not None else revisions.filter(question=question)
     )
-    for newer, older in zip(rows, [*rows[1:], None], strict=True):
+    for index, newer in enumerate(rows):
+        older = rows[index + 1] if index + 1 < len(rows) else None
         newer.previous = older
         newer.diff = newer.changes(older)
     return rows

@@ -4,6 +4,7 @@ import pytest
 
 from apps.authoring.models import DeckAuthor
 from apps.decks.models import Card
+from apps.quizzes.models import Choice, Question, Quiz
 from apps.study.models import CardState
 from apps.study.services import review_record
 
@@ -35,3 +36,31 @@ def alice_studied(alice, ray_task) -> CardState:
     """alice graded ray-task 5 once: due again tomorrow, with one review in her history."""
     review_record(user=alice, card=ray_task, grade=5)
     return CardState.objects.get(user=alice, card=ray_task)
+
+
+@pytest.fixture
+def quiz(small_deck):
+    """A knowledge check with one single-choice question taught by ray-task."""
+    quiz = Quiz.objects.create(
+        deck=small_deck, slug="ray-basics-check", title="Ray basics check", kind="knowledge_check"
+    )
+    question = Question.objects.create(
+        quiz=quiz, slug="task-or-actor", kind="single", prompt="Which one keeps state?",
+        explanation="An actor is a process with state.",
+    )  # fmt: skip
+    Choice.objects.create(question=question, text="An actor", correct=True, order=0)
+    Choice.objects.create(question=question, text="A task", correct=False, order=1)
+    question.cards.set([small_deck.cards.get(slug="ray-actor")])
+    return quiz
+
+
+@pytest.fixture
+def question(quiz) -> Question:
+    return quiz.questions.get()
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """The permission matrix makes hundreds of users; hashing their passwords slowly tests
+    nothing here."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,158 @@
+"""Author API shapes. Writes go through apps.authoring.services, which validate and record
+revisions; these serializers describe fields for the schema and reject wrong types early."""
+
+from rest_framework import serializers
+
+from apps.authoring.models import Revision
+from apps.decks.models import Card, Deck, Section
+from apps.quizzes.models import Question, Quiz
+
+
+class AuthorDeckSerializer(serializers.ModelSerializer):
+    section_count = serializers.SerializerMethodField()
+    card_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Deck
+        fields = ["slug", "title", "description", "objectives", "is_published",
+                  "section_count", "card_count", "updated_at"]  # fmt: skip
+        read_only_fields = ["updated_at"]
+        extra_kwargs = {"slug": {"validators": []}}
+
+    def get_section_count(self, deck) -> int:
+        return deck.sections.count()
+
+    def get_card_count(self, deck) -> int:
+        return deck.cards.count()
+
+
+class AuthorSectionSerializer(serializers.ModelSerializer):
+    deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Section
+        fields = ["id", "deck", "slug", "order", "title", "summary", "summary_html"]
+        read_only_fields = ["order", "summary_html"]
+        extra_kwargs = {"slug": {"validators": []}}
+
+
+class AuthorCardSerializer(serializers.ModelSerializer):
+    deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    section = serializers.CharField(source="section.slug", help_text="slug of a deck section")
+    tags = serializers.ListField(child=serializers.CharField(), required=False)
+    note = serializers.CharField(
+        write_only=True, required=False, allow_blank=True, max_length=200,
+        help_text="why the edit was made, kept in the card's history",
+    )  # fmt: skip
+    changes_answer = serializers.BooleanField(
+        write_only=True, required=False, default=False,
+        help_text="true makes the card due now for every learner who studied it",
+    )  # fmt: skip
+    revision = serializers.SerializerMethodField(help_text="the card's latest revision number")
+
+    class Meta:
+        model = Card
+        fields = ["id", "deck", "section", "slug", "order", "front", "back", "why", "tags",
+                  "front_html", "back_html", "why_html", "updated_at", "revision", "note",
+                  "changes_answer"]  # fmt: skip
+        read_only_fields = ["order", "front_html", "back_html", "why_html", "updated_at"]
+        extra_kwargs = {"slug": {"validators": []}, "why": {"required": False}}
+
+    def get_revision(self, card) -> int | None:
+        latest = card.revisions.order_by("-number").first()
+        return latest.number if latest else None
+
+
+class RevisionSerializer(serializers.ModelSerializer):
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    restored_from = serializers.SlugRelatedField(slug_field="number", read_only=True)
+
+    class Meta:
+        model = Revision
+        fields = ["id", "number", "data", "author", "created_at", "note", "changes_answer",
+                  "source", "restored_from"]  # fmt: skip
+
+
+class RestoreSerializer(serializers.Serializer):
+    changes_answer = serializers.BooleanField(required=False, default=False)
+
+
+class MoveSerializer(serializers.Serializer):
+    direction = serializers.ChoiceField(choices=["up", "down"])
+
+
+class AuthorQuizSerializer(serializers.ModelSerializer):
+    deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    section = serializers.CharField(
+        source="section.slug", required=False, allow_null=True, default=None,
+        help_text="slug of the section whose page shows a checkpoint; null for a deck check",
+    )  # fmt: skip
+    question_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Quiz
+        fields = ["slug", "deck", "section", "title", "kind", "pass_mark", "time_limit_seconds",
+                  "shuffle", "order", "question_count"]  # fmt: skip
+        read_only_fields = ["order"]
+        extra_kwargs = {"slug": {"validators": []}}
+
+    def get_question_count(self, quiz) -> int:
+        return quiz.questions.count()
+
+
+class ChoiceDocSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    correct = serializers.BooleanField(default=False)
+
+
+class StatementDocSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    answer = serializers.BooleanField()
+
+
+class PairDocSerializer(serializers.Serializer):
+    left = serializers.CharField()
+    right = serializers.CharField()
+
+
+class AuthorQuestionSerializer(serializers.Serializer):
+    """A question in the quiz file format, with its options in the author's order."""
+
+    id = serializers.IntegerField(read_only=True)
+    quiz = serializers.CharField(read_only=True)
+    slug = serializers.SlugField(max_length=80)
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    prompt = serializers.CharField()
+    explanation = serializers.CharField()
+    points = serializers.IntegerField(min_value=1, max_value=100, default=1)
+    cards = serializers.ListField(child=serializers.SlugField(), help_text="card slugs")
+    choices = ChoiceDocSerializer(many=True, required=False, help_text="single and multi")
+    statements = StatementDocSerializer(many=True, required=False, help_text="true_false")
+    pairs = PairDocSerializer(many=True, required=False, help_text="match")
+    note = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=200)
+
+
+class ImportSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="at most 2 MiB")
+    format = serializers.ChoiceField(
+        choices=["yaml", "json", "csv", "anki"], required=False,
+        help_text="default: from the file name (.yaml .yml .json .csv .txt)",
+    )  # fmt: skip
+    deck = serializers.CharField(required=False, help_text="deck slug, for csv and anki files")
+    title = serializers.CharField(required=False, help_text="title of a new deck (csv, anki)")
+    section = serializers.CharField(required=False, help_text="section for anki cards")
+    publish = serializers.BooleanField(required=False, default=False)
+
+
+class ImportResultSerializer(serializers.Serializer):
+    deck = serializers.CharField()
+    dry_run = serializers.BooleanField()
+    created = serializers.IntegerField()
+    changed = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    changed_slugs = serializers.ListField(child=serializers.CharField())
+
+
+class PreviewSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, help_text="Markdown")
+    html = serializers.CharField(read_only=True)
