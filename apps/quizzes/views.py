@@ -63,7 +63,8 @@ def attempt(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """An open attempt is the quiz form; a submitted one is its result. POST submits."""
     attempt = selectors.user_attempt(request.user, pk)
     if not attempt.is_open:
-        return _result(request, attempt)
+        # A second submit (another tab, the timer firing late) just shows the result.
+        return redirect(attempt) if request.method == "POST" else _result(request, attempt)
     quiz = selectors.quiz_detail(request.user, attempt.quiz.slug)
     if request.method == "POST":
         answers = answers_from_form(list(quiz.questions.all()), request.POST)
