@@ -1,0 +1,164 @@
+"""Author pages as dave (a deck author, not staff) uses them."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from apps.authoring.models import Revision
+from apps.study.models import CardState
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def dave_client(client, dave):
+    client.force_login(dave)
+    return client
+
+
+def _card_post(card, **changes):
+    data = {"section": card.section.slug, "slug": card.slug, "front": card.front,
+            "back": card.back, "why": card.why, "tags": ", ".join(card.tags)}  # fmt: skip
+    return {**data, **changes}
+
+
+def test_fixing_a_typo_on_the_card_page_keeps_the_schedule(dave_client, ray_task, alice_studied):
+    due, reps = alice_studied.due_at, alice_studied.repetitions
+    url = reverse("authoring:card", args=[ray_task.pk])
+    response = dave_client.post(url, _card_post(ray_task, back="A stateless remote call."),
+                                follow=True)  # fmt: skip
+    assert "learners&#x27; schedules are unchanged" in response.content.decode()
+    alice_studied.refresh_from_db()
+    assert (alice_studied.due_at, alice_studied.repetitions) == (due, reps)
+    revision = Revision.objects.filter(card=ray_task).first()
+    assert (revision.number, revision.author.username, revision.changes_answer) == (
+        2,
+        "dave",
+        False,
+    )
+
+
+def test_changes_the_answer_on_the_card_page_requeues(dave_client, ray_task, alice_studied):
+    url = reverse("authoring:card", args=[ray_task.pk])
+    post = _card_post(ray_task, back="Something else entirely.", changes_answer="on")
+    response = dave_client.post(url, post, follow=True)
+    assert "learners review this card again" in response.content.decode()
+    state = CardState.objects.get(pk=alice_studied.pk)
+    assert state.due_at < alice_studied.due_at
+    assert state.repetitions == alice_studied.repetitions
+
+
+def test_a_bad_card_edit_shows_the_problem_and_saves_nothing(dave_client, ray_task):
+    url = reverse("authoring:card", args=[ray_task.pk])
+    response = dave_client.post(url, _card_post(ray_task, slug="ray-actor", front="Changed"))
+    assert response.status_code == 400
+    assert "already has a card &#x27;ray-actor&#x27;" in response.content.decode()
+    ray_task.refresh_from_db()
+    assert ray_task.front == "What is a Ray task?"
+
+
+def test_live_preview_renders_with_the_sanitising_renderer(dave_client):
+    response = dave_client.post(
+        reverse("authoring:preview"),
+        {"back": "**bold** <script>alert(1)</script>"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert "<strong>bold</strong>" in html and "<script" not in html
+
+
+def test_card_page_has_preview_beside_each_textarea(dave_client, ray_task):
+    html = dave_client.get(reverse("authoring:card", args=[ray_task.pk])).content.decode()
+    assert 'hx-trigger="keyup changed delay:300ms, change"' in html
+    assert 'hx-target="#preview-back"' in html
+    assert "<p>A stateless remote function call.</p>" in html
+
+
+def test_linking_a_card_to_a_question_from_the_card_page(dave_client, ray_task, question):
+    url = reverse("authoring:card", args=[ray_task.pk])
+    dave_client.post(url, {**_card_post(ray_task), "questions_shown": "1",
+                           "questions": [question.pk]})  # fmt: skip
+    assert sorted(question.cards.values_list("slug", flat=True)) == ["ray-actor", "ray-task"]
+    assert Revision.objects.filter(question=question).first().note == "linked to card ray-task"
+
+
+def test_history_shows_a_diff_and_restores(dave_client, ray_task):
+    dave_client.post(reverse("authoring:card", args=[ray_task.pk]),
+                     _card_post(ray_task, front="What is a Ray tsak?"))  # fmt: skip
+    html = dave_client.get(reverse("authoring:card-history", args=[ray_task.pk])).content.decode()
+    assert "<del>task?</del><ins>tsak?</ins>" in html
+    original = Revision.objects.get(card=ray_task, number=1)
+    dave_client.post(reverse("authoring:revision-restore", args=[original.pk]))
+    ray_task.refresh_from_db()
+    assert ray_task.front == "What is a Ray task?"
+
+
+def test_publish_toggle_hides_the_deck_from_learners(dave_client, small_deck, alice, client):
+    response = dave_client.post(
+        reverse("authoring:deck-publish", args=["ray-basics"]), {"publish": "0"},
+        HTTP_HX_REQUEST="true",
+    )  # fmt: skip
+    assert response.status_code == 200 and "Publish</button>" in response.content.decode()
+    small_deck.refresh_from_db()
+    assert small_deck.is_published is False
+    client.force_login(alice)
+    assert client.get(reverse("decks:deck", args=["ray-basics"])).status_code == 404
+
+
+def test_up_and_down_buttons_reorder_and_return_the_structure(dave_client, ray_task):
+    response = dave_client.post(
+        reverse("authoring:card-move", args=[ray_task.pk]), {"direction": "down"},
+        HTTP_HX_REQUEST="true",
+    )  # fmt: skip
+    html = response.content.decode()
+    assert html.lstrip().startswith('<ol class="structure" id="structure"')
+    assert html.index("ray-actor") < html.index("ray-task")
+    assert f'id="card-{ray_task.pk}-up"' in html
+
+
+def test_import_preview_then_commit(dave_client, small_deck):
+    data = b"front,back,section,tags\nWhat is Ray?,A framework,ray-core,intro\n"
+    upload = SimpleUploadedFile("new.csv", data, "text/csv")
+    response = dave_client.post(reverse("authoring:import"), {"file": upload, "deck": "ray-basics"})
+    html = response.content.decode()
+    assert "<strong>1</strong> new" in html and "<strong>5</strong> unchanged" in html
+    assert small_deck.cards.count() == 5
+    response = dave_client.post(reverse("authoring:import"), {"commit": "1"}, follow=True)
+    assert small_deck.cards.filter(slug="what-is-ray", tags=["intro"]).exists()
+    assert "1 new, 0 changed, 5 unchanged" in response.content.decode()
+
+
+def test_import_error_names_the_line_and_imports_nothing(dave_client, small_deck):
+    upload = SimpleUploadedFile("bad.csv", b"front,back,section,tags\nQ,,ray-core,\n")
+    response = dave_client.post(reverse("authoring:import"), {"file": upload, "deck": "ray-basics"})
+    assert response.status_code == 400
+    assert "Nothing was imported. bad.csv: line 2: back is empty" in response.content.decode()
+    assert small_deck.cards.count() == 5
+
+
+def test_question_editor_keeps_unchanged_choice_keys(dave_client, question):
+    keys = dict(question.choices.values_list("text", "key"))
+    response = dave_client.post(
+        reverse("authoring:question", args=[question.pk]),
+        {"slug": "task-or-actor", "kind": "single", "prompt": "Which of these keeps state?",
+         "explanation": "An actor is a process.", "points": "1",
+         "options": "[x] An actor\n[ ] A task\n[ ] An object ref", "cards": ["ray-actor"]},
+    )  # fmt: skip
+    assert response.status_code == 302
+    question.refresh_from_db()
+    assert question.prompt == "Which of these keeps state?"
+    new_keys = dict(question.choices.values_list("text", "key"))
+    assert new_keys["An actor"] == keys["An actor"] and new_keys["A task"] == keys["A task"]
+    assert list(Revision.objects.filter(question=question).values_list("number", "source")) == [
+        (2, "editor"), (1, "original"),
+    ]  # fmt: skip
+
+
+def test_question_editor_names_the_problem(dave_client, question):
+    response = dave_client.post(
+        reverse("authoring:question", args=[question.pk]),
+        {"slug": "task-or-actor", "kind": "single", "prompt": "P", "explanation": "E",
+         "points": "1", "options": "[x] A\n[x] B", "cards": ["ray-actor"]},
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert "needs exactly 1 correct choice, has 2" in response.content.decode()
