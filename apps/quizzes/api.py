@@ -36,9 +36,10 @@ def _option(key: str, text: str, html: str) -> dict:
 
 def quiz_document(quiz: Quiz, attempt: Attempt | None) -> dict:
     """The quiz as the API shows it before any answer: no field, id or order gives one away."""
-    seed = attempt.seed if attempt else None
     questions = []
-    for question in quiz.ordered_questions(seed):
+    attempt_seed = attempt.seed if attempt else None
+    seed = quiz.option_seed(attempt_seed)
+    for question in quiz.ordered_questions(attempt_seed):
         shown = {
             "id": question.key,
             "kind": question.kind,

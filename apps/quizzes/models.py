@@ -101,6 +101,11 @@ class Quiz(models.Model):
         """The answer key for scoring; uses prefetched choices/statements/pairs when present."""
         return [q.scoring_question() for q in self.questions.all()]
 
+    def option_seed(self, seed: int | None) -> int | None:
+        """The seed that orders options: the attempt's when the quiz shuffles, else None (the
+        fixed order of the options' random keys, which is just as blind to what is right)."""
+        return seed if self.shuffle else None
+
     def ordered_questions(self, seed: int | None = None) -> list["Question"]:
         """Questions as a learner sees them: shuffled per attempt when the quiz says so."""
         questions = list(self.questions.all())

@@ -48,11 +48,12 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _taking_context(attempt: Attempt, quiz: Quiz, answers: dict) -> dict:
     questions = quiz.ordered_questions(attempt.seed)
+    seed = quiz.option_seed(attempt.seed)
     return {
         "attempt": attempt,
         "quiz": quiz,
         "questions": [
-            question_fields(q, seed=attempt.seed, answer=answers.get(q.key), number=i)
+            question_fields(q, seed=seed, answer=answers.get(q.key), number=i)
             for i, q in enumerate(questions, 1)
         ],
     }
@@ -110,7 +111,12 @@ def _result(request: HttpRequest, attempt: Attempt) -> HttpResponse:
     results = {r["id"]: r for r in attempt.results}
     # In the order the attempt showed the questions, so "question 3" means the same thing.
     reviews = [
-        question_review(question, seed=attempt.seed, result=results[question.key], number=number)
+        question_review(
+            question,
+            seed=quiz.option_seed(attempt.seed),
+            result=results[question.key],
+            number=number,
+        )
         for number, question in enumerate(quiz.ordered_questions(attempt.seed), 1)
         if question.key in results
     ]

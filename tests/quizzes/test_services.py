@@ -97,3 +97,21 @@ def test_any_mix_of_picks_scores_within_zero_and_the_points(core_check, data):
     assert 0 <= result.score <= result.max_score == 7
     for spec, scored in zip(questions, result.questions, strict=True):
         assert 0 <= scored.points <= spec.points
+
+
+def test_shuffle_false_keeps_author_question_order_and_a_fixed_blind_option_order(
+    alice, core_check
+):
+    core_check.shuffle = False
+    core_check.save()
+    orders = set()
+    for _ in range(5):
+        attempt = Attempt.objects.create(user=alice, quiz=core_check)
+        questions = core_check.ordered_questions(attempt.seed)
+        assert [qn.slug for qn in questions] == [
+            "actor-single", "store-multi", "task-tf", "core-match-scored"
+        ]  # fmt: skip
+        seed = core_check.option_seed(attempt.seed)
+        orders.add(tuple(c.key for c in questions[1].options(seed)))
+    assert len(orders) == 1
+    assert list(orders.pop()) == sorted(c.key for c in q("store-multi").choices.all())
