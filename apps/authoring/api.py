@@ -5,6 +5,7 @@ otherwise). Writes go through apps.authoring.services, like the author pages."""
 from contextlib import contextmanager
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Count, Max
 from django.http import HttpResponse
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
@@ -68,7 +69,7 @@ class DeckList(AuthorView, generics.ListCreateAPIView):
     serializer_class = AuthorDeckSerializer
 
     def get_queryset(self):
-        return selectors.authored_decks(self.request.user).order_by("title")
+        return selectors.author_deck_list(self.request.user).order_by("title")
 
     def perform_create(self, serializer):
         data = serializer.validated_data
@@ -178,7 +179,7 @@ class CardList(AuthorView, generics.ListCreateAPIView):
         return (
             self.deck()
             .cards.select_related("deck", "section")
-            .prefetch_related("revisions")
+            .annotate(latest_revision=Max("revisions__number"))
             .order_by("section__order", "order", "id")
         )
 
@@ -283,7 +284,11 @@ class QuizList(AuthorView, generics.ListCreateAPIView):
         return selectors.deck_for_author(self.request.user, self.kwargs["slug"])
 
     def get_queryset(self):
-        return self.deck().quizzes.select_related("deck", "section")
+        return (
+            self.deck()
+            .quizzes.select_related("deck", "section")
+            .annotate(question_count=Count("questions"))
+        )
 
     def perform_create(self, serializer):
         with service_errors():

@@ -356,9 +356,21 @@ def deck_update(*, deck: Deck, **fields) -> Deck:
     return deck
 
 
-def deck_author_grant(*, deck: Deck, user) -> DeckAuthor:
+def deck_author_grant(*, deck: Deck, by, username: str) -> DeckAuthor:
+    """Let `username` author `deck`; only staff hand out grants."""
+    if not by.is_staff:
+        raise PermissionDenied("Only staff may choose a deck's authors.")
+    user = get_user_model().objects.filter(username=(username or "").strip()).first()
+    if user is None:
+        raise ValidationError({"username": f"no user is called {username!r}"})
     grant, _ = DeckAuthor.objects.get_or_create(deck=deck, user=user)
     return grant
+
+
+def deck_author_revoke(*, deck: Deck, by, user_id: int) -> None:
+    if not by.is_staff:
+        raise PermissionDenied("Only staff may choose a deck's authors.")
+    DeckAuthor.objects.filter(deck=deck, user_id=user_id).delete()
 
 
 # Quiz questions ----------------------------------------------------------------------------

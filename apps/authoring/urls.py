@@ -10,6 +10,7 @@ urlpatterns = [
     path("import/", views.import_page, name="import"),
     path("decks/<slug:slug>/", views.deck, name="deck"),
     path("decks/<slug:slug>/publish/", views.deck_publish, name="deck-publish"),
+    path("decks/<slug:slug>/authors/", views.deck_authors, name="deck-authors"),
     path("decks/<slug:slug>/sections/new/", views.section_create, name="section-create"),
     path("decks/<slug:slug>/cards/new/", views.card_new, name="card-new"),
     path(

@@ -116,10 +116,31 @@ def deck(request, slug: str):
         "deck": deck,
         "sections": selectors.deck_structure(deck),
         "quizzes": deck.quizzes.select_related("section"),
+        "authors": deck.authors.select_related("user").order_by("user__username"),
         "errors": errors,
         "export_formats": EXPORT_FORMATS,
     }
     return render(request, "authoring/deck.html", context, status=400 if errors else 200)
+
+
+@require_POST
+@author_required
+def deck_authors(request, slug: str):
+    """Staff grant or revoke a user's authorship of one deck."""
+    deck = selectors.deck_for_author(request.user, slug)
+    try:
+        if request.POST.get("revoke"):
+            services.deck_author_revoke(deck=deck, by=request.user,
+                                        user_id=int(request.POST["revoke"]))  # fmt: skip
+            messages.success(request, "Author removed.")
+        else:
+            grant = services.deck_author_grant(
+                deck=deck, by=request.user, username=request.POST.get("username", "")
+            )
+            messages.success(request, f"{grant.user.username} may now author {deck.title}.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(_errors(exc).values()))
+    return redirect(reverse("authoring:deck", args=[deck.slug]) + "#authors")
 
 
 def _structure(request, deck):

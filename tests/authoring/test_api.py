@@ -141,3 +141,16 @@ def test_the_schema_documents_the_author_api(api_client):
     for path in ("/api/author/decks/{slug}/cards/", "/api/author/import/",
                  "/api/author/questions/{id}/", "/api/author/revisions/{id}/restore/"):  # fmt: skip
         assert path in schema
+
+
+def test_card_list_query_count_does_not_grow_with_cards(
+    author_api, small_deck, django_assert_num_queries
+):
+    url = "/api/author/decks/ray-basics/cards/"
+    with django_assert_num_queries(5):
+        assert len(author_api.get(url).json()) == 5
+    core = small_deck.sections.get(slug="ray-core")
+    for i in range(10):
+        small_deck.cards.create(section=core, slug=f"extra-{i}", order=10 + i, front="F", back="B")
+    with django_assert_num_queries(5):
+        assert len(author_api.get(url).json()) == 15

@@ -162,3 +162,28 @@ def test_question_editor_names_the_problem(dave_client, question):
     )  # fmt: skip
     assert response.status_code == 400
     assert "needs exactly 1 correct choice, has 2" in response.content.decode()
+
+
+def test_staff_grant_and_revoke_authorship(client, staff, small_deck, alice):
+    client.force_login(staff)
+    url = reverse("authoring:deck-authors", args=["ray-basics"])
+    client.post(url, {"username": "alice"})
+    assert small_deck.authors.filter(user=alice).exists()
+    response = client.post(url, {"username": "nobody"}, follow=True)
+    assert "no user is called &#x27;nobody&#x27;" in response.content.decode()
+    client.post(url, {"revoke": str(alice.pk)})
+    assert not small_deck.authors.exists()
+
+
+def test_deck_editor_query_count_does_not_grow_with_cards(
+    dave_client, small_deck, quiz, django_assert_num_queries
+):
+    url = reverse("authoring:deck", args=["ray-basics"])
+    dave_client.get(url)
+    with django_assert_num_queries(11):
+        assert dave_client.get(url).status_code == 200
+    core = small_deck.sections.get(slug="ray-core")
+    for i in range(10):
+        small_deck.cards.create(section=core, slug=f"extra-{i}", order=10 + i, front="F", back="B")
+    with django_assert_num_queries(11):
+        dave_client.get(url)

@@ -31,6 +31,8 @@ PAGES = [
      lambda w: {"title": "Ray basics!", "description": "", "objectives": "One"}, False),
     ("deck-publish", "post", lambda w: reverse("authoring:deck-publish", args=["ray-basics"]),
      lambda w: {"publish": "0"}, False),
+    ("deck-authors", "post", lambda w: reverse("authoring:deck-authors", args=["ray-basics"]),
+     lambda w: {"username": "alice"}, True),
     ("section-create", "post", lambda w: reverse("authoring:section-create", args=["ray-basics"]),
      lambda w: {"slug": "tune", "title": "Tune"}, False),
     ("card-new", "get", lambda w: reverse("authoring:card-new", args=["ray-basics"]), None, False),
