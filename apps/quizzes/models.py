@@ -297,6 +297,13 @@ class Attempt(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
         indexes = [models.Index(fields=["user", "quiz", "submitted_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "quiz"],
+                condition=models.Q(submitted_at__isnull=True),
+                name="one_open_attempt_per_user_and_quiz",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} / {self.quiz.slug} #{self.pk}"

@@ -10,7 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.quizzes import scoring
@@ -92,9 +92,13 @@ def attempt_start(*, user, quiz: Quiz, now=None) -> Attempt:
             return attempt
         attempt_expire(attempt=attempt, now=now)
     limit = quiz.time_limit
-    return Attempt.objects.create(
-        user=user, quiz=quiz, started_at=now, deadline=now + limit if limit else None
-    )
+    try:
+        with transaction.atomic():
+            return Attempt.objects.create(
+                user=user, quiz=quiz, started_at=now, deadline=now + limit if limit else None
+            )
+    except IntegrityError:  # a second tab started it a moment ago: one open attempt each
+        return Attempt.objects.open().get(user=user, quiz=quiz)
 
 
 @transaction.atomic
@@ -135,8 +139,16 @@ def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
         )
     questions = _check(quiz, answers)
     if quiz.time_limit is None:
-        attempt = Attempt.objects.create(user=user, quiz=quiz, started_at=now)
-        return _finish(attempt, questions, answers, now=now, timed_out=False)
+        # Started and submitted at once, so it never counts as the open attempt a page may
+        # have going at the same quiz.
+        return Attempt.objects.create(
+            user=user,
+            quiz=quiz,
+            started_at=now,
+            submitted_at=now,
+            answers=answers,
+            **_scored_fields(questions, answers),
+        )
     attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
     minutes = quiz.time_limit_minutes
     if attempt is None:

@@ -216,7 +216,7 @@ def test_query_counts_do_not_grow_with_questions(client, core_check, django_asse
     with django_assert_num_queries(5):  # quiz, questions, choices, statements, pairs
         client.get("/api/quizzes/core-check/")
     answers = right_answers(core_check)
-    # the same 5 to score; savepoint, insert, claim, reload, release; quiz (pass mark);
-    # questions and their cards for the result
-    with django_assert_num_queries(13):
+    # the same 5 to score; savepoint, insert, release; quiz (pass mark); questions and their
+    # cards for the result
+    with django_assert_num_queries(10):
         assert post(client, "core-check", answers).status_code == 201

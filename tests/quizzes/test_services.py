@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -106,7 +107,7 @@ def test_shuffle_false_keeps_author_question_order_and_a_fixed_blind_option_orde
     core_check.save()
     orders = set()
     for _ in range(5):
-        attempt = Attempt.objects.create(user=alice, quiz=core_check)
+        attempt = Attempt(user=alice, quiz=core_check)  # a fresh seed each
         questions = core_check.ordered_questions(attempt.seed)
         assert [qn.slug for qn in questions] == [
             "actor-single", "store-multi", "task-tf", "core-match-scored"
@@ -115,3 +116,14 @@ def test_shuffle_false_keeps_author_question_order_and_a_fixed_blind_option_orde
         orders.add(tuple(c.key for c in questions[1].options(seed)))
     assert len(orders) == 1
     assert list(orders.pop()) == sorted(c.key for c in q("store-multi").choices.all())
+
+
+def test_one_open_attempt_per_learner_and_quiz(alice, core_check):
+    first = services.attempt_start(user=alice, quiz=core_check)
+    Attempt.objects.filter(pk=first.pk).update(deadline=None)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Attempt.objects.create(user=alice, quiz=core_check)
+    # the API's one-shot attempt at an untimed quiz does not disturb the page's open one
+    services.attempt_record(user=alice, quiz=core_check, answers={})
+    assert Attempt.objects.open().get() == first
+    assert Attempt.objects.submitted().count() == 1
