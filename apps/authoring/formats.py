@@ -29,6 +29,7 @@ from django.utils.text import slugify
 
 from apps.decks.content import (
     MAX_FILE_BYTES,
+    SLUG_RE,
     CardDoc,
     ContentError,
     DeckDoc,
@@ -45,6 +46,7 @@ CSV_REQUIRED = ("front", "back", "section", "tags")
 CSV_OPTIONAL = ("slug", "section_title", "why")
 CSV_COLUMNS = ("slug", "section", "section_title", "front", "back", "why", "tags")
 ANKI_SECTION = "imported-from-anki"
+SECTION_TAG = "section::"  # the Anki tag an .apkg export gives each note for its section
 EXTENSIONS = {
     ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv", ".txt": "anki",
     ".tsv": "anki",
@@ -76,6 +78,8 @@ class CardRow:
     tags: list[str]
     why: str | None = None
     section_title: str = ""
+    # False when the file names no section (Anki without --section): an existing card stays put.
+    section_given: bool = True
 
 
 def format_guess(filename: str) -> str | None:
@@ -118,7 +122,7 @@ def _rows_check(rows: list[CardRow], source: str) -> None:
             raise ContentError(source, where, "front is empty")
         if not row.back:
             raise ContentError(source, where, "back is empty")
-        if len(row.slug) > 80 or not re.match(r"^[a-z0-9]+(?:-[a-z0-9]+)*$", row.slug):
+        if len(row.slug) > 80 or not SLUG_RE.match(row.slug):
             raise ContentError(
                 source, where, f"slug {row.slug!r} must be lowercase words joined by hyphens"
             )
@@ -193,7 +197,7 @@ def anki_html_to_text(value: str) -> str:
     return "\n".join(line.rstrip() for line in value.splitlines()).strip()
 
 
-def anki_rows(text: str, source: str, *, section: str = ANKI_SECTION) -> list[CardRow]:
+def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
     """Anki's "Notes in Plain Text" export: `#key:value` header lines, then one note a line,
     front and back separated by the separator (tab by default), quoted like CSV when needed."""
     lines = text.splitlines(keepends=True)
@@ -235,11 +239,17 @@ def anki_rows(text: str, source: str, *, section: str = ANKI_SECTION) -> list[Ca
                         f"expected front and back separated by a {name}, found one field",
                     )
                 front, back = clean(fields[0]), clean(fields[1])
+                slug, why = slug_from_text(front), None
+                # A note from our own .apkg (fields Front, Back, Why, Slug) keeps its card slug,
+                # so taking a deck through Anki and back updates cards instead of adding copies.
+                if len(fields) >= 4 and SLUG_RE.match(fields[3].strip()):
+                    slug, why = fields[3].strip(), clean(fields[2])
                 rows.append(
                     CardRow(
-                        line=line, slug=slug_from_text(front), front=front, back=back,
-                        section=section, tags=tags.split(),
-                        section_title="Imported from Anki" if section == ANKI_SECTION else "",
+                        line=line, slug=slug, front=front, back=back, why=why,
+                        section=section or ANKI_SECTION, section_given=bool(section),
+                        tags=[t for t in tags.split() if not t.startswith(SECTION_TAG)],
+                        section_title="" if section else "Imported from Anki",
                     )
                 )  # fmt: skip
             line = header_lines + reader.line_num + 1
@@ -278,39 +288,43 @@ def rows_merge(
     if deck is not None:
         doc = _deck_doc_of(deck)
     else:
-        if not re.match(r"^[a-z0-9]+(?:-[a-z0-9]+)*$", deck_slug or ""):
+        if not SLUG_RE.match(deck_slug or ""):
             raise ContentError(source, "", f"deck slug {deck_slug!r} must be like ray-basics")
         title = deck_title or deck_slug.replace("-", " ").capitalize()
         doc = DeckDoc(slug=deck_slug, title=title, description="", objectives=[], sections=[])
     by_slug = {s.slug: s for s in doc.sections}
     by_title = {s.title.strip().lower(): s for s in doc.sections}
     where = {c.slug: s for s in doc.sections for c in s.cards}
-    for row in rows:
+
+    def section_for(row: CardRow) -> SectionDoc:
         section = by_slug.get(row.section) or by_title.get(row.section.lower())
-        if section is None:
-            slug = slugify(row.section)[:80].strip("-")
-            if not slug:
-                raise ContentError(
-                    source, f"line {row.line}", f"section {row.section!r} has no letters"
-                )
-            section = by_slug.get(slug)
-            if section is None:
-                title = row.section_title or row.section
-                section = SectionDoc(slug=slug, title=title, summary="", concepts=[], cards=[])
-                doc.sections.append(section)
-                by_slug[slug] = section
-                by_title[title.lower()] = section
+        if section is not None:
+            return section
+        slug = slugify(row.section)[:80].strip("-")
+        if not slug:
+            raise ContentError(
+                source, f"line {row.line}", f"section {row.section!r} has no letters"
+            )
+        if slug not in by_slug:
+            title = row.section_title or row.section
+            by_slug[slug] = SectionDoc(slug=slug, title=title, summary="", concepts=[], cards=[])
+            doc.sections.append(by_slug[slug])
+            by_title[title.lower()] = by_slug[slug]
+        return by_slug[slug]
+
+    for row in rows:
         old_section = where.get(row.slug)
-        card = None
         if old_section is not None:
             card = next(c for c in old_section.cards if c.slug == row.slug)
             card.front, card.back, card.tags = row.front, row.back, row.tags
             if row.why is not None:
                 card.why = row.why
+            section = section_for(row) if row.section_given else old_section
             if old_section is not section:
                 old_section.cards.remove(card)
                 section.cards.append(card)
         else:
+            section = section_for(row)
             card = CardDoc(
                 slug=row.slug, front=row.front, back=row.back, why=row.why or "", tags=row.tags
             )
@@ -352,9 +366,7 @@ def import_document(
         return parse_deck(data_doc, source)
     if not deck_slug:
         raise ContentError(source, "", f"a {fmt} file has no deck: name the deck to import into")
-    rows = csv_rows(text, source) if fmt == "csv" else anki_rows(
-        text, source, section=section or ANKI_SECTION
-    )  # fmt: skip
+    rows = csv_rows(text, source) if fmt == "csv" else anki_rows(text, source, section=section)
     if not rows:
         raise ContentError(source, "", "the file has no cards")
     return rows_merge(rows, deck_slug=deck_slug, deck_title=deck_title, source=source)
@@ -440,7 +452,7 @@ def export_apkg(deck: Deck) -> bytes:
     model = anki_model(deck)
     anki_deck = genanki.Deck(_stable_id("deck", deck.slug), deck.title)
     for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
-        tags = [t.replace(" ", "_") for t in card.tags] + [card.section.slug]
+        tags = [t.replace(" ", "_") for t in card.tags] + [SECTION_TAG + card.section.slug]
         anki_deck.add_note(
             genanki.Note(
                 model=model,

@@ -243,3 +243,21 @@ def test_import_command_refuses_a_bad_file(small_deck, tmp_path):
     )
     with pytest.raises(CommandError, match="No deck 'nope'"):
         call_command("export_deck", "nope")
+
+
+def test_a_deck_taken_through_anki_and_back_updates_rather_than_duplicates(small_deck, tmp_path):
+    """Export .apkg, let "Anki" export its notes as plain text, import that: same cards."""
+    with zipfile.ZipFile(io.BytesIO(export_deck(small_deck, "apkg"))) as package:
+        (tmp_path / "c.anki2").write_bytes(package.read("collection.anki2"))
+    db = sqlite3.connect(tmp_path / "c.anki2")
+    notes = db.execute("select flds, tags from notes").fetchall()
+    db.close()
+    out = io.StringIO()
+    out.write("#separator:tab\n#html:true\n#tags column:5\n")
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    for fields, tags in notes:
+        writer.writerow([*fields.split("\x1f"), tags.strip()])
+
+    result = _import(out.getvalue(), "notes.txt", deck_slug="ray-basics")
+    assert (result.created, result.changed, result.unchanged) == (0, 0, 5)
+    assert not small_deck.sections.filter(slug=formats.ANKI_SECTION).exists()
