@@ -118,3 +118,16 @@ def test_schema_describes_the_teams_endpoints(client, db):
         assert path in schema["paths"]
     progress = schema["paths"]["/api/teams/{slug}/progress/"]["get"]
     assert "hid their details" in progress["description"]
+
+
+def test_progress_queries_do_not_grow_with_members(
+    api_client, team, alice, django_user_model, django_assert_num_queries
+):
+    api_client.force_authenticate(alice)
+    with django_assert_num_queries(8):  # the membership, then team_progress's seven
+        api_client.get("/api/teams/ray-cohort/progress/")
+    for i in range(30):
+        user = django_user_model.objects.create(username=f"x{i}")
+        Membership.objects.create(team=team, user=user)
+    with django_assert_num_queries(8):
+        assert len(api_client.get("/api/teams/ray-cohort/progress/").json()["members"]) == 32
