@@ -165,6 +165,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several components have a "kind" field (as DESIGN.md names them); name each enum once.
+    "ENUM_NAME_OVERRIDES": {
+        "QuizKindEnum": "apps.quizzes.models.Quiz.Kind",
+        "QuestionKindEnum": "apps.quizzes.models.Question.Kind",
+    },
 }
 
 # Celery: the embedded default is kombu's filesystem transport, so a fresh clone needs no server.
