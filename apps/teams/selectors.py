@@ -66,7 +66,7 @@ def teams_of(user) -> QuerySet[Membership]:
     """The user's memberships with their teams and member counts, for the index and the API."""
     return (
         Membership.objects.filter(user=user)
-        .select_related("team")
+        .select_related("team", "team__deck")
         .annotate(member_count=Count("team__memberships"))
         .order_by("team__name", "team_id")
     )

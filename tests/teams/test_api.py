@@ -131,3 +131,13 @@ def test_progress_queries_do_not_grow_with_members(
         Membership.objects.create(team=team, user=user)
     with django_assert_num_queries(8):
         assert len(api_client.get("/api/teams/ray-cohort/progress/").json()["members"]) == 32
+
+
+def test_list_queries_do_not_grow_with_teams(
+    api_client, alice, small_deck, django_assert_num_queries
+):
+    for i in range(3):
+        services.team_create(user=alice, name=f"Team {i}")
+    api_client.force_authenticate(alice)
+    with django_assert_num_queries(1):
+        assert len(api_client.get("/api/teams/").json()) == 3
