@@ -125,8 +125,10 @@ def _as_text(value) -> str:
 
 
 def revision_changes(old: dict | None, new: dict) -> list[tuple[str, str]]:
-    """(field, diff HTML) for every field that differs between two revisions' data."""
-    old = old or {}
+    """(field, diff HTML) for every field that differs between two revisions' data; for the
+    first revision, its non-empty fields as they were."""
+    if old is None:
+        return [(name, escape(_as_text(value))) for name, value in new.items() if value]
     return [
         (name, text_diff_html(_as_text(old.get(name)), _as_text(value)))
         for name, value in new.items()
