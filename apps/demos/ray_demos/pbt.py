@@ -1,0 +1,184 @@
+"""Population based training with Ray Tune on a toy objective whose best learning rate moves
+halfway through training, against a fixed grid of learning rates."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from ray import tune
+from ray.tune import Callback, Checkpoint, Stopper
+from ray.tune.schedulers import PopulationBasedTraining
+
+from .base import Deadline, DeadlineExceeded, DemoStopped, Report
+from .raytools import cluster_cpus
+
+LR_LOW, LR_HIGH = 1e-3, 1.0
+DIM, UPDATES_PER_STEP, NOISE = 10, 125, 1.0
+
+
+def toy_training(config: dict) -> None:
+    """Noisy SGD on a quadratic, a Tune function trainable. A large learning rate descends fast
+    but settles on a high noise floor (about lr/2); a small one settles low but descends slowly,
+    so the best learning rate falls as training goes on. State travels through checkpoints."""
+    state = {"step": 0, "theta": [10.0] * DIM}
+    checkpoint = tune.get_checkpoint()
+    if checkpoint:
+        with checkpoint.as_directory() as folder:
+            state = json.loads((Path(folder) / "state.json").read_text())
+    rng = np.random.default_rng()
+    theta = np.array(state["theta"])
+    steps, every, lr = config["steps"], config["perturb_every"], config["lr"]
+    while state["step"] < steps:
+        for _ in range(UPDATES_PER_STEP):
+            theta -= lr * (theta + rng.normal(scale=NOISE, size=DIM))
+        state["step"] += 1
+        state["theta"] = theta.tolist()
+        loss = float(np.mean(theta**2))
+        metrics = {"score": -math.log10(loss), "loss": loss, "step": state["step"], "lr": lr}
+        if state["step"] % every == 0 or state["step"] == steps:
+            with tempfile.TemporaryDirectory() as folder:
+                (Path(folder) / "state.json").write_text(json.dumps(state))
+                tune.report(metrics, checkpoint=Checkpoint.from_directory(folder))
+        else:
+            tune.report(metrics)
+
+
+class _Points(Callback):
+    """Reports the population's best score at each step once every trial has passed it."""
+
+    def __init__(self, series: str, report: Report):
+        self.series, self.report = series, report
+        self.best: dict[int, float] = {}
+        self.last_step: dict[str, int] = {}
+        self.lrs: dict[str, list[float]] = {}
+        self.sent = 0
+
+    def on_trial_result(self, iteration, trials, trial, result, **info):
+        step = int(result["step"])
+        self.best[step] = max(self.best.get(step, -99.0), float(result["score"]))
+        self.last_step[trial.trial_id] = step
+        self.lrs.setdefault(trial.trial_id, []).append(float(result["lr"]))
+        self.flush(min(self.last_step.values()) if len(self.last_step) == len(trials) else 0)
+
+    def flush(self, upto: int) -> None:
+        while self.sent < upto:
+            self.sent += 1
+            if self.sent in self.best:
+                best = round(self.best[self.sent], 3)
+                self.report({"series": self.series, "x": self.sent, "y": best})
+
+
+class _DeadlineStopper(Stopper):
+    def __init__(self, deadline: Deadline):
+        self.deadline, self.reason = deadline, None
+
+    def __call__(self, trial_id, result) -> bool:
+        return False
+
+    def stop_all(self) -> bool:
+        try:
+            self.deadline.check()
+        except DemoStopped as exc:
+            self.reason = exc
+            return True
+        return False
+
+
+def _fit(name, config, scheduler, series, trials, share, storage, report, deadline):
+    points, stopper = _Points(series, report), _DeadlineStopper(deadline)
+    tuner = tune.Tuner(
+        tune.with_resources(toy_training, {"cpu": share}),
+        param_space=config,
+        tune_config=tune.TuneConfig(
+            metric="score",
+            mode="max",
+            scheduler=scheduler,
+            num_samples=trials if scheduler else 1,
+            time_budget_s=max(1.0, deadline.remaining()),
+            reuse_actors=True,
+        ),
+        run_config=tune.RunConfig(
+            name=name,
+            storage_path=storage,
+            stop=stopper,
+            callbacks=[points],
+            verbose=0,
+            checkpoint_config=tune.CheckpointConfig(num_to_keep=4),
+        ),
+    )
+    results = tuner.fit()
+    if stopper.reason is not None:
+        raise stopper.reason
+    points.flush(max(points.best, default=0))
+    errors = [r.error for r in results if r.error]
+    if errors:
+        raise RuntimeError(f"a Tune trial failed: {errors[0]}")
+    best = results.get_best_result(metric="score", mode="max")
+    lr_path = max(points.lrs.values(), key=len) if points.lrs else []
+    return float(best.metrics["score"]), best, lr_path
+
+
+def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+    trials, steps, every = params["trials"], params["steps"], params["perturb_every"]
+    share = min(1.0, cluster_cpus() / trials)
+    storage = tempfile.mkdtemp(prefix="raydeck-pbt-")
+    grid = [float(x) for x in np.logspace(math.log10(LR_LOW), math.log10(LR_HIGH), trials)]
+    base = {"steps": steps, "perturb_every": every}
+    try:
+        grid_score, grid_best, _ = _fit(
+            "grid",
+            {**base, "lr": tune.grid_search(grid)},
+            None,
+            "grid",
+            trials,
+            share,
+            storage,
+            report,
+            deadline,
+        )
+        pbt = PopulationBasedTraining(
+            time_attr="training_iteration",
+            perturbation_interval=every,
+            hyperparam_mutations={"lr": tune.loguniform(LR_LOW, LR_HIGH)},
+            quantile_fraction=0.25,
+            resample_probability=0.25,
+            perturbation_factors=(2.5, 0.4),  # explore in big log-space moves
+        )
+        pbt_score, pbt_best, _ = _fit(
+            "pbt",
+            {**base, "lr": tune.sample_from(lambda _: float(np.random.choice(grid)))},
+            pbt,
+            "pbt",
+            trials,
+            share,
+            storage,
+            report,
+            deadline,
+        )
+    except DeadlineExceeded:
+        raise
+    finally:
+        shutil.rmtree(storage, ignore_errors=True)
+    return {
+        "trials": trials,
+        "steps": steps,
+        "grid_lrs": [f"{lr:.0e}" for lr in grid],
+        "grid_best_score": round(grid_score, 2),
+        "grid_best_lr": f"{grid_best.config['lr']:.0e}",
+        "pbt_best_score": round(pbt_score, 2),
+        "pbt_best_final_lr": f"{pbt_best.config['lr']:.0e}",
+        "grid_best_loss": f"{10**-grid_score:.1e}",
+        "pbt_best_loss": f"{10**-pbt_score:.1e}",
+        "pbt_vs_grid": round(pbt_score / max(grid_score, 1e-9), 2),
+        "effect": (
+            f"lowest loss after {steps} steps: fixed grid {10**-grid_score:.1e} (lr "
+            f"{grid_best.config['lr']:.0e}), PBT {10**-pbt_score:.1e}, "
+            f"{10 ** (pbt_score - grid_score):.1f}x lower; PBT's best trial ended on lr "
+            f"{pbt_best.config['lr']:.0e}"
+        ),
+    }

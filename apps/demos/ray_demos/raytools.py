@@ -1,0 +1,107 @@
+"""Waiting on Ray without ever blocking past a deadline, and cleaning up on the way out."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import ray
+from ray.util.placement_group import remove_placement_group
+
+from .base import Deadline
+
+POLL_S = 0.2  # how often a wait wakes to check the deadline and a cancel
+
+
+def wait_all(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks") -> list:
+    """ray.get(refs), in short ray.wait slices so a deadline, a cancel or a soft time limit
+    (a signal, delivered between slices) stops the wait."""
+    pending = list(refs)
+    while pending:
+        deadline.check_for(what)
+        _, pending = ray.wait(
+            pending, num_returns=len(pending), timeout=min(POLL_S, deadline.remaining())
+        )
+    return ray.get(list(refs), timeout=max(1.0, deadline.remaining()))
+
+
+def get_within(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks") -> list:
+    """ray.get for short calls (one round trip per step): blocks in slices of POLL_S."""
+    while True:
+        deadline.check_for(what)
+        try:
+            return ray.get(list(refs), timeout=min(POLL_S, max(deadline.remaining(), 0.01)))
+        except ray.exceptions.GetTimeoutError:
+            continue
+
+
+def wait_any(
+    refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks"
+) -> tuple[list, list]:
+    """Block until at least one of refs is ready; returns (ready, pending)."""
+    pending = list(refs)
+    while True:
+        deadline.check_for(what)
+        ready, pending = ray.wait(pending, num_returns=1, timeout=min(POLL_S, deadline.remaining()))
+        if ready:
+            return ready, pending
+
+
+def actors_ready(actors: Sequence, deadline: Deadline, *, what: str = "actors to start") -> None:
+    wait_all([a.__ray_ready__.remote() for a in actors], deadline, what=what)
+
+
+def cluster_cpus() -> float:
+    return float(ray.cluster_resources().get("CPU", 0))
+
+
+def free_cpus() -> float:
+    return float(ray.available_resources().get("CPU", 0))
+
+
+class Owned:
+    """Everything a demo started on the cluster, stopped when the demo ends however it ends."""
+
+    def __init__(self):
+        self.actors: list = []
+        self.refs: list = []
+        self.groups: list = []
+
+    def actor(self, handle):
+        self.actors.append(handle)
+        return handle
+
+    def ref(self, ref):
+        self.refs.append(ref)
+        return ref
+
+    def group(self, pg):
+        self.groups.append(pg)
+        return pg
+
+    def kill(self, handle) -> None:
+        with contextlib.suppress(Exception):
+            ray.kill(handle, no_restart=True)
+        if handle in self.actors:
+            self.actors.remove(handle)
+
+    def close(self) -> None:
+        for ref in self.refs:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+        for handle in self.actors:
+            with contextlib.suppress(Exception):
+                ray.kill(handle, no_restart=True)
+        for pg in self.groups:
+            with contextlib.suppress(Exception):
+                remove_placement_group(pg)
+        self.refs, self.actors, self.groups = [], [], []
+
+
+@contextlib.contextmanager
+def owned() -> Iterator[Owned]:
+    scope = Owned()
+    try:
+        yield scope
+    finally:
+        scope.close()

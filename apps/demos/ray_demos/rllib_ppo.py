@@ -1,0 +1,101 @@
+"""A real RLlib PPO Algorithm on CartPole: env runners sample, a learner updates.
+
+Needs the rllib extra (torch and gymnasium): pip install -e '.[rllib]'.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .base import Deadline, Report
+
+
+def _number(result: dict, *path: str, default: float = 0.0) -> float:
+    node = result
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return default
+        node = node[key]
+    try:
+        return float(node)
+    except (TypeError, ValueError):
+        return default
+
+
+class _SamplingClock:
+    """Times PPO's sampling call. RLlib's own timers are smoothed averages, not per-iteration."""
+
+    def __init__(self, ppo_module):
+        self.module, self.seconds = ppo_module, 0.0
+        self.original = ppo_module.synchronous_parallel_sample
+
+    def __call__(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return self.original(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def __enter__(self):
+        self.module.synchronous_parallel_sample = self
+        return self
+
+    def __exit__(self, *exc):
+        self.module.synchronous_parallel_sample = self.original
+
+
+def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+    from ray.rllib.algorithms.ppo import PPOConfig, ppo
+
+    iterations, runners, batch = params["iterations"], params["env_runners"], params["batch_size"]
+    config = (
+        PPOConfig()
+        .environment("CartPole-v1")
+        .framework("torch")
+        .env_runners(num_env_runners=runners, num_envs_per_env_runner=1)
+        .learners(num_learners=0)
+        .training(
+            train_batch_size_per_learner=batch,
+            minibatch_size=min(128, batch),
+            num_epochs=4,
+            lr=3e-4,
+        )
+        .debugging(log_level="ERROR")
+    )
+    start = time.perf_counter()
+    algo = config.build_algo()
+    build_s = time.perf_counter() - start
+    returns, sample_s, learn_s, iter_s = [], 0.0, 0.0, []
+    try:
+        with _SamplingClock(ppo) as clock:
+            for i in range(1, iterations + 1):
+                deadline.check()
+                t0, sampled_before = time.perf_counter(), clock.seconds
+                result = algo.train()
+                took = time.perf_counter() - t0
+                sampling = clock.seconds - sampled_before
+                iter_s.append(took)
+                sample_s, learn_s = sample_s + sampling, learn_s + took - sampling
+                ret = _number(result, "env_runners", "episode_return_mean")
+                returns.append(ret)
+                report({"series": "return", "x": i, "y": round(ret, 2), "sampling_s": sampling})
+    finally:
+        algo.stop()
+    busy = sample_s + learn_s
+    return {
+        "iterations": iterations,
+        "env_runners": runners,
+        "first_return": round(returns[0], 1) if returns else None,
+        "last_return": round(returns[-1], 1) if returns else None,
+        "build_s": round(build_s, 2),
+        "mean_iteration_s": round(sum(iter_s) / len(iter_s), 2) if iter_s else None,
+        "sampling_s": round(sample_s, 2),
+        "learning_and_other_s": round(learn_s, 2),
+        "sampling_share": round(sample_s / busy, 2) if busy else None,
+        "effect": (
+            f"episode return went from {returns[0]:.0f} to {returns[-1]:.0f} in {iterations} "
+            f"iterations; sampling took {sample_s:.1f} s, learning (and the rest) {learn_s:.1f} s"
+            if returns
+            else "no iteration ran"
+        ),
+    }

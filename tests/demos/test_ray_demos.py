@@ -1,0 +1,135 @@
+"""Each demo's pure function, with tiny parameters, against one real local Ray."""
+
+import time
+
+import pytest
+
+from apps.demos.ray_demos import (
+    DEMOS,
+    Deadline,
+    DeadlineExceeded,
+    DemoCancelled,
+    get_demo,
+    is_available,
+    run_demo,
+)
+
+pytestmark = pytest.mark.ray
+
+
+def run_tiny(slug, **params):
+    points = []
+    summary = run_demo(slug, params, points.append, deadline=Deadline(90))
+    return points, summary
+
+
+def series(points, name):
+    return [p for p in points if p["series"] == name]
+
+
+def test_every_point_belongs_to_a_charted_series(ray_cluster):
+    points, _ = run_tiny("tasks-vs-actors", n_items=4, work_ms=20)
+    keys = {s.key for s in get_demo("tasks-vs-actors").chart.series}
+    assert {p["series"] for p in points} <= keys
+    assert all(isinstance(p["x"], int | float) and isinstance(p["y"], int | float) for p in points)
+
+
+def test_tasks_spread_work_and_only_the_actor_counts_exactly(ray_cluster):
+    points, summary = run_tiny("tasks-vs-actors", n_items=6, work_ms=30)
+    assert len(series(points, "serial")) == len(series(points, "tasks")) == 6
+    assert summary["actor_count"] == 6
+    assert summary["tasks_s"] > 0 and summary["serial_s"] > 0
+
+
+def test_object_store_reads_are_zero_copy_and_copies_multiply_bytes(ray_cluster):
+    _, summary = run_tiny("object-store", size_mb=8, n_readers=3)
+    assert summary["readers_saw_shared_memory"] is True
+    assert summary["mb_copied_by_value"] == 3 * summary["mb_copied_by_ref"] == 24
+
+
+def test_sampling_measures_steps_per_second_for_each_actor_count(ray_cluster):
+    points, summary = run_tiny("sampling-throughput", max_actors=2, seconds_per_point=0.2)
+    measured = series(points, "steps_per_s")
+    assert [p["x"] for p in measured] == [1, 2]
+    assert all(p["y"] > 1000 for p in measured)
+    assert summary["speedup_2_vs_1"] > 0
+
+
+def test_async_applies_as_many_gradients_with_measured_lag(ray_cluster):
+    points, summary = run_tiny("sync-vs-async", n_workers=2, rounds=3, work_ms=5, straggler_ms=60)
+    assert series(points, "sync")[-1]["y"] == series(points, "async")[-1]["y"] == 6
+    assert summary["async_max_policy_lag"] >= 1  # the straggler's gradient is stale
+    assert summary["sync_s"] > summary["async_s"]
+
+
+def test_vtrace_beats_uncorrected_targets_on_lagged_data(ray_cluster):
+    _, summary = run_tiny("vtrace", max_lag=4, episodes=200, drift=0.5)
+    assert summary["vtrace_error_at_max_lag"] < summary["uncorrected_error_at_max_lag"]
+
+
+def test_seed_runs_three_modes_and_labels_the_modelled_one(ray_cluster):
+    points, summary = run_tiny(
+        "seed-inference", n_actors=1, envs_per_actor=2, hidden=32, layers=1, seconds_per_mode=0.5
+    )
+    assert {p["series"] for p in points} == {"per_actor", "central_cpu", "central_modelled"}
+    assert set(summary["steps_per_s"]) == {"per_actor", "central_cpu", "central_modelled"}
+    assert "wait" in summary["modelled"]
+
+
+def test_a_killed_actor_restarts_and_the_run_completes_correctly(ray_cluster):
+    points, summary = run_tiny(
+        "fault-tolerance", steps=8, kill_at_step=4, checkpoint_every=3, work_ms=2
+    )
+    assert summary["processes_used"] == 2
+    assert summary["completed_correctly"] is True
+    assert summary["steps_redone"] == 1  # killed at 4, last checkpoint at 3
+    assert len(series(points, "restart")) == 1
+
+
+def test_gangs_finish_where_piecemeal_deadlocks_and_oversized_gang_is_removed(ray_cluster):
+    _, summary = run_tiny(
+        "placement-groups", work_ms=50, piecemeal_wait_s=1.0, infeasible_wait_s=0.5
+    )
+    assert summary["piecemeal_jobs_done"] == 0
+    assert summary["infeasible"] == {**summary["infeasible"], "ready": False, "state": "REMOVED"}
+    assert summary["cpus_free_after"] == 2.0
+
+
+def test_pbt_and_grid_both_report_every_step(ray_cluster):
+    points, summary = run_tiny("pbt", trials=2, steps=5, perturb_every=2)
+    assert [p["x"] for p in series(points, "grid")] == [1, 2, 3, 4, 5]
+    assert [p["x"] for p in series(points, "pbt")] == [1, 2, 3, 4, 5]
+    assert summary["pbt_best_score"] > 0
+
+
+@pytest.mark.skipif(not is_available(get_demo("rllib-ppo")), reason="needs the rllib extra")
+def test_rllib_ppo_trains_one_iteration(ray_cluster):
+    points, summary = run_tiny("rllib-ppo", iterations=1, env_runners=0, batch_size=200)
+    assert len(points) == 1 and summary["iterations"] == 1
+    assert summary["sampling_s"] > 0
+
+
+def test_a_deadline_stops_a_demo_and_frees_the_cluster(ray_cluster):
+    start = time.monotonic()
+    with pytest.raises(DeadlineExceeded):
+        run_demo("tasks-vs-actors", {"n_items": 64, "work_ms": 500}, lambda p: None,
+                 deadline=Deadline(1.0))  # fmt: skip
+    assert time.monotonic() - start < 5
+    deadline = time.monotonic() + 10
+    while ray_cluster.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert ray_cluster.available_resources().get("CPU", 0) == 2
+
+
+def test_a_cancel_is_noticed_between_steps(ray_cluster):
+    with pytest.raises(DemoCancelled):
+        run_demo("fault-tolerance", {"steps": 200, "kill": False}, lambda p: None,
+                 deadline=Deadline(60, cancelled=lambda: True))  # fmt: skip
+
+
+def test_every_demo_has_a_test_here():
+    tested = {
+        "tasks-vs-actors", "object-store", "sampling-throughput", "sync-vs-async", "vtrace",
+        "seed-inference", "fault-tolerance", "placement-groups", "pbt", "rllib-ppo",
+    }  # fmt: skip
+    assert {d.slug for d in DEMOS} == tested
