@@ -198,6 +198,16 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # Ray: an address such as "ray://head:10001" or "auto"; empty means a local Ray run by the worker.
 RAY_ADDRESS = os.environ.get("RAY_ADDRESS", "")
 RAY_NUM_CPUS = envint("RAY_NUM_CPUS", 2)
+RAY_SHIP_CODE = envbool("RAY_SHIP_CODE", True)  # send apps/ with the job to a RAY_ADDRESS cluster
+# Demos run on their own queue, served by one worker with concurrency 1 (Procfile "demos"):
+# one demo at a time keeps measurements honest and Ray in a single process.
+CELERY_TASK_ROUTES = {"demos.*": {"queue": "demos"}}
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = 60  # a cold ray.init in worker_process_init takes 2-7 s
+DEMOS_MAX_ACTIVE_RUNS_PER_USER = envint("DEMOS_MAX_ACTIVE_RUNS_PER_USER", 3)
+DEMOS_HEARTBEAT_S = envint("DEMOS_HEARTBEAT_S", 5)
+DEMOS_STALE_AFTER_S = envint("DEMOS_STALE_AFTER_S", 60)
+DEMOS_QUEUED_TIMEOUT_S = envint("DEMOS_QUEUED_TIMEOUT_S", 900)
+DEMOS_REAP_EVERY_S = envint("DEMOS_REAP_EVERY_S", 30)
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)

@@ -1,0 +1,105 @@
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from apps.demos.ray_demos import DemoSpec, get_demo
+
+
+class DemoRun(models.Model):
+    """One run of a live demo: who asked, with which parameters, and how it went."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    demo = models.CharField(max_length=64, db_index=True, help_text="Slug of the demo.")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="demo_runs"
+    )
+    params = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0.0)
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    last_seq = models.PositiveIntegerField(default=0, help_text="Seq of the newest point.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid that ran it.")
+    cluster_nodes = models.PositiveIntegerField(null=True, blank=True)
+    cluster_cpus = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["user", "status"], name="demorun_user_status"),
+            models.Index(fields=["status", "heartbeat_at"], name="demorun_status_heartbeat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.demo} #{self.pk} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("demos:run", args=[self.pk])
+
+    @property
+    def spec(self) -> DemoSpec | None:
+        return get_demo(self.demo)
+
+    @property
+    def title(self) -> str:
+        spec = self.spec
+        return spec.title if spec else self.demo
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status not in self.ACTIVE
+
+    @property
+    def progress_percent(self) -> int:
+        return round(100 * (1.0 if self.status == self.Status.SUCCEEDED else self.progress))
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class DemoPoint(models.Model):
+    """One measured point of a run; pages poll for the points after the last seq they drew."""
+
+    run = models.ForeignKey(DemoRun, on_delete=models.CASCADE, related_name="points")
+    seq = models.PositiveIntegerField()
+    data = models.JSONField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "seq"], name="demopoint_seq_unique_in_run")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.seq}"
+
+
+class DemoCardLink(models.Model):
+    """A demo illustrates a card: the card shows "see it live", the demo page links the card."""
+
+    demo = models.CharField(max_length=64, db_index=True)
+    card = models.ForeignKey("decks.Card", on_delete=models.CASCADE, related_name="demo_links")
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["demo", "order", "id"]
+        constraints = [models.UniqueConstraint(fields=["demo", "card"], name="democardlink_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.demo} -> {self.card_id}"

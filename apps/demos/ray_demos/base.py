@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 ParamValue = int | float | bool
@@ -142,7 +142,8 @@ class DemoSpec:
     modelled: str = ""  # what a sleep stands for, when the demo uses one
     needs: tuple[str, ...] = ()  # optional top-level packages, e.g. ("torch",)
     time_limit_s: int = 60  # the run is stopped after this; defaults finish well within
-    summary_labels: Mapping[str, str] = field(default_factory=dict)
+    # About how many points a run with these params reports: drives the progress bar.
+    expected_points: Callable[[Mapping[str, Any]], int] = lambda params: 50
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)

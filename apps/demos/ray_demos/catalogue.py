@@ -32,6 +32,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             ),
         ),
         module="tasks_vs_actors",
+        expected_points=lambda p: 3 * p["n_items"],
     ),
     DemoSpec(
         slug="object-store",
@@ -54,6 +55,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("by_ref", "put once, pass ref"), Series("by_value", "copy per call")),
         ),
         module="object_store",
+        expected_points=lambda p: 2 * p["n_readers"],
     ),
     DemoSpec(
         slug="sampling-throughput",
@@ -76,6 +78,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("steps_per_s", "measured"), Series("ideal", "linear scaling")),
         ),
         module="sampling",
+        expected_points=lambda p: 2 * p["max_actors"],
     ),
     DemoSpec(
         slug="sync-vs-async",
@@ -100,6 +103,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("sync", "synchronous (barrier)"), Series("async", "asynchronous")),
         ),
         module="sync_async",
+        expected_points=lambda p: p["rounds"] * (1 + p["n_workers"]),
         modelled="The straggler's extra delay is a sleep: it stands for a slow environment.",
     ),
     DemoSpec(
@@ -124,6 +128,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("uncorrected", "uncorrected returns"), Series("vtrace", "V-trace")),
         ),
         module="vtrace",
+        expected_points=lambda p: 2 * (p["max_lag"] + 1),
     ),
     DemoSpec(
         slug="seed-inference",
@@ -154,14 +159,15 @@ DEMOS: tuple[DemoSpec, ...] = (
             ),
         ),
         module="seed",
+        expected_points=lambda p: int(3 * p["seconds_per_mode"] / 0.25),
         modelled="The third run replaces the forward pass by a fixed wait per batch: it "
         "stands for an accelerator, which this machine does not have.",
     ),
     DemoSpec(
         slug="fault-tolerance",
         title="Fault tolerance: an actor dies and comes back",
-        description="A learner actor with max_restarts crashes mid-run (its process exits); Ray restarts the "
-        "process, the driver restores the last checkpoint and the run completes.",
+        description="A learner actor with max_restarts crashes mid-run (its process exits); "
+        "Ray restarts the process, the driver restores the last checkpoint and the run completes.",
         what_to_see="Step times are flat until the kill; the restart point shows how long Ray "
         "took to bring up a new process. The steps since the last checkpoint are redone and the "
         "final total equals that of a run without failure.",
@@ -180,6 +186,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("step_ms", "step time"), Series("restart", "restart (kill to resumed)")),
         ),
         module="fault_tolerance",
+        expected_points=lambda p: p["steps"] + 1,
     ),
     DemoSpec(
         slug="placement-groups",
@@ -204,6 +211,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("piecemeal", "actor by actor"), Series("gang", "placement groups")),
         ),
         module="placement",
+        expected_points=lambda p: int(4 * p["piecemeal_wait_s"] + 8 * p["work_ms"] / 1000 + 8),
     ),
     DemoSpec(
         slug="pbt",
@@ -228,6 +236,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("grid", "fixed grid (best trial)"), Series("pbt", "PBT (best trial)")),
         ),
         module="pbt",
+        expected_points=lambda p: 2 * p["steps"],
         time_limit_s=90,
     ),
     DemoSpec(
@@ -251,6 +260,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("return", "episode return (mean)"),),
         ),
         module="rllib_ppo",
+        expected_points=lambda p: p["iterations"],
         needs=("torch", "gymnasium"),
         time_limit_s=120,
     ),

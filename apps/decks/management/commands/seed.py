@@ -5,12 +5,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from apps.decks.content import ContentError, deck_file_load
+from apps.demos.content import demo_links_file_load
 from apps.quizzes.content import quiz_file_load
 
 # Each app's content loader, in dependency order: (folder under fixtures/, loader(path) -> result).
 LOADERS = [
     ("decks", deck_file_load),
     ("quizzes", quiz_file_load),
+    ("demos", demo_links_file_load),
 ]
 
 

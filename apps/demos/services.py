@@ -1,0 +1,268 @@
+"""Writes for demo runs: create (validated, limited), execute (claim, stream, end), cancel, reap."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from apps.demos.models import DemoPoint, DemoRun
+from apps.demos.ray_demos import (
+    Deadline,
+    DeadlineExceeded,
+    DemoCancelled,
+    DemoUnavailable,
+    ParamError,
+    get_demo,
+    missing_extras,
+    validate_params,
+)
+
+log = logging.getLogger(__name__)
+Status = DemoRun.Status
+
+
+class TooManyRuns(Exception):
+    pass
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@transaction.atomic
+def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
+    """Validate and queue a run; the task is sent only once the row is committed."""
+    spec = get_demo(demo)
+    if spec is None:
+        raise ParamError({"demo": f"unknown demo {demo!r}"})
+    missing = missing_extras(spec)
+    if missing:
+        raise DemoUnavailable(
+            f"{spec.title} needs the rllib extra, not installed on this server "
+            f"({', '.join(missing)} missing)"
+        )
+    cleaned = validate_params(spec, params)
+    limit = settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER
+    # Lock the user's row so two quick clicks cannot both pass the limit.
+    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    active = DemoRun.objects.filter(user=user, status__in=DemoRun.ACTIVE).count()
+    if active >= limit:
+        raise TooManyRuns(
+            f"you already have {active} demo runs queued or running (at most {limit}); "
+            "wait for one to finish or cancel it"
+        )
+    run = DemoRun.objects.create(user=user, demo=spec.slug, params=cleaned)
+    transaction.on_commit(lambda: _enqueue(run))
+    return run
+
+
+def _enqueue(run: DemoRun) -> None:
+    from apps.demos.tasks import demo_run_execute_task
+
+    limit = run.spec.time_limit_s
+    demo_run_execute_task.apply_async(
+        (run.pk,), soft_time_limit=limit + 15, time_limit=limit + 45, queue="demos"
+    )
+
+
+def demo_run_cancel(*, run: DemoRun) -> DemoRun:
+    """A queued run is cancelled at once; a running one is asked to stop (within ~1 s)."""
+    now = timezone.now()
+    if DemoRun.objects.filter(pk=run.pk, status=Status.QUEUED).update(
+        status=Status.CANCELLED, finished_at=now, error="cancelled before it started"
+    ):
+        pass
+    else:
+        DemoRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(cancel_requested=True)
+    run.refresh_from_db()
+    return run
+
+
+class _Recorder:
+    """The demo's report(): buffers points and writes them a few times a second, with the
+    progress and a heartbeat; also answers "was this run cancelled?" for the deadline."""
+
+    FLUSH_EVERY_S = 0.25
+
+    def __init__(self, run: DemoRun):
+        self.run_id, self.spec, self.params = run.pk, run.spec, run.params
+        self.seq, self.buffer, self.last_flush = run.last_seq, [], 0.0
+        self.cancelled_flag, self.last_cancel_check = False, 0.0
+
+    def __call__(self, point: dict) -> None:
+        self.seq += 1
+        self.buffer.append(DemoPoint(run_id=self.run_id, seq=self.seq, data=point))
+        if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        self.last_flush = time.monotonic()
+        if not self.buffer:
+            return
+        expected = max(1, self.spec.expected_points(self.params))
+        with transaction.atomic():
+            DemoPoint.objects.bulk_create(self.buffer)
+            DemoRun.objects.filter(pk=self.run_id).update(
+                last_seq=self.seq,
+                progress=min(0.99, self.seq / expected),
+                heartbeat_at=timezone.now(),
+            )
+        self.buffer = []
+
+    def cancelled(self) -> bool:
+        if time.monotonic() - self.last_cancel_check >= 0.5:
+            self.last_cancel_check = time.monotonic()
+            self.cancelled_flag = DemoRun.objects.filter(
+                pk=self.run_id, cancel_requested=True
+            ).exists()
+        return self.cancelled_flag
+
+
+class _Heartbeat(threading.Thread):
+    """Proves the worker is alive while a demo blocks between points (e.g. RLlib's build)."""
+
+    def __init__(self, run_id: int, every_s: float):
+        super().__init__(daemon=True, name=f"demo-heartbeat-{run_id}")
+        self.run_id, self.every_s, self.stopped = run_id, every_s, threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(self.every_s):
+                DemoRun.objects.filter(pk=self.run_id, status=Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=5)
+
+
+def demo_run_claim(*, run_id: int, worker: str) -> bool:
+    """Atomically move a queued run to running; False if it was not queued (a duplicate
+    delivery, a cancel, or another worker got it first)."""
+    now = timezone.now()
+    return (
+        DemoRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+            status=Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker
+        )
+        == 1
+    )
+
+
+def _finish(run_id: int, status: str, **fields) -> None:
+    DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
+        status=status, finished_at=timezone.now(), **fields
+    )
+
+
+def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | None:
+    """Claim the run, run the demo on Ray, store its points and always end the run.
+
+    Returns the final status, or None when the run was not ours to execute. `connect` and
+    `cluster_size` come from apps.demos.ray_runtime (passed in to keep Ray out of imports).
+    """
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    if not demo_run_claim(run_id=run_id, worker=worker_name()):
+        log.info("demo run %s was not queued any more; nothing to do", run_id)
+        return None
+    run = DemoRun.objects.get(pk=run_id)
+    spec = run.spec
+    recorder = _Recorder(run)
+    heartbeat = _Heartbeat(run_id, settings.DEMOS_HEARTBEAT_S)
+    heartbeat.start()
+    try:
+        if connect is not None:
+            connect()
+        if cluster_size is not None:
+            nodes, cpus = cluster_size()
+            DemoRun.objects.filter(pk=run_id).update(cluster_nodes=nodes, cluster_cpus=cpus)
+        from apps.demos.ray_demos import run_demo
+
+        deadline = Deadline(spec.time_limit_s, cancelled=recorder.cancelled)
+        summary = run_demo(run.demo, run.params, recorder, deadline=deadline)
+        recorder.flush()
+        _finish(run_id, Status.SUCCEEDED, summary=summary, progress=1.0)
+        return Status.SUCCEEDED
+    except DemoCancelled:
+        recorder.flush()
+        _finish(run_id, Status.CANCELLED, error="cancelled while running")
+        return Status.CANCELLED
+    except DeadlineExceeded as exc:
+        recorder.flush()
+        _finish(run_id, Status.FAILED, error=f"Stopped: {exc}.")
+        return Status.FAILED
+    except SoftTimeLimitExceeded:
+        recorder.flush()
+        _finish(
+            run_id,
+            Status.FAILED,
+            error=f"Stopped at the worker's time limit ({spec.time_limit_s + 15} s).",
+        )
+        return Status.FAILED
+    except (ParamError, DemoUnavailable) as exc:
+        _finish(run_id, Status.FAILED, error=str(exc))
+        return Status.FAILED
+    except Exception as exc:
+        log.exception("demo run %s failed", run_id)
+        try:
+            recorder.flush()
+        except Exception:
+            log.exception("could not store the last points of demo run %s", run_id)
+        _finish(run_id, Status.FAILED, error=_readable(exc))
+        return Status.FAILED
+    finally:
+        heartbeat.stop()
+
+
+def _readable(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    name = type(exc).__name__
+    return f"The demo failed: {name}: {text[:400]}" if text else f"The demo failed: {name}."
+
+
+def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | None = None) -> int:
+    """Fail runs whose worker stopped sending heartbeats, and runs no worker picked up."""
+    stale_after_s = stale_after_s or settings.DEMOS_STALE_AFTER_S
+    queued_after_s = queued_after_s or settings.DEMOS_QUEUED_TIMEOUT_S
+    now = timezone.now()
+    dead = DemoRun.objects.filter(
+        status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
+    ).update(
+        status=Status.FAILED,
+        finished_at=now,
+        error=f"The worker running this demo stopped (no heartbeat for {stale_after_s} s). "
+        "Run it again.",
+    )
+    unclaimed = DemoRun.objects.filter(
+        status=Status.QUEUED, created_at__lt=now - timedelta(seconds=queued_after_s)
+    ).update(
+        status=Status.FAILED,
+        finished_at=now,
+        error=f"No demo worker picked this run up within {queued_after_s // 60} minutes: "
+        "is the demos worker running?",
+    )
+    if dead or unclaimed:
+        log.warning("reaped %s stale and %s unclaimed demo runs", dead, unclaimed)
+    return dead + unclaimed
+
+
+def reaper_loop(stop: threading.Event, every_s: float) -> None:
+    """Runs in the demos worker's main process: reap now and then until told to stop."""
+    while not stop.wait(every_s):
+        try:
+            close_old_connections()
+            demo_runs_reap()
+        except Exception:
+            log.exception("demo reaper failed; retrying in %s s", every_s)
+    connection.close()

@@ -1,0 +1,83 @@
+"""Celery side of the demos: a thin task, one Ray connection per worker process, a reaper.
+
+Nothing here imports Ray at import time: the web process imports this module to enqueue.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from celery import shared_task
+from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
+from django.conf import settings
+
+from apps.demos import services
+
+log = logging.getLogger(__name__)
+
+
+def _serves_demos(app) -> bool:
+    queues = getattr(app.amqp.queues, "consume_from", None) or {}
+    return "demos" in queues
+
+
+@worker_process_init.connect
+def _connect_ray(**_):
+    """Connect each prefork child to Ray once, after the fork (never before it)."""
+    from celery import current_app
+
+    if not _serves_demos(current_app):
+        return
+    from apps.demos import ray_runtime
+
+    try:
+        ray_runtime.connect()
+    except Exception:  # the task connects again and fails its run with the reason
+        log.exception("could not connect to Ray at worker start")
+
+
+@worker_process_shutdown.connect
+def _disconnect_ray(**_):
+    import sys
+
+    if "ray" in sys.modules:
+        from apps.demos import ray_runtime
+
+        ray_runtime.disconnect()
+
+
+@worker_ready.connect
+def _start_reaper(sender=None, **_):
+    """The demos worker's main process fails runs whose worker vanished, every minute."""
+    app = getattr(sender, "app", None)
+    if app is None or not _serves_demos(app):
+        return
+    services.demo_runs_reap()
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=services.reaper_loop,
+        args=(stop, settings.DEMOS_REAP_EVERY_S),
+        daemon=True,
+        name="demo-reaper",
+    )
+    thread.start()
+
+
+@shared_task(
+    name="demos.execute_run",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+)
+def demo_run_execute_task(run_id: int) -> str | None:
+    from apps.demos import ray_runtime
+
+    return services.demo_run_execute(
+        run_id=run_id, connect=ray_runtime.connect, cluster_size=ray_runtime.cluster_size
+    )
+
+
+@shared_task(name="demos.reap_runs", ignore_result=True)
+def demo_runs_reap_task() -> int:
+    return services.demo_runs_reap()
