@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -139,6 +140,7 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
     args = parser.parse_args()
 
     where = configure(args.db)
@@ -188,6 +190,20 @@ def main() -> None:
         median, best, queries = timed(fn, args.repeat)
         print(f"{name:34} {median:10.1f} {best:8.1f} {queries:8d}")
     print(f"page size: {len(get(url).content) / 1024:.0f} KiB")
+    connection.close()
+    if not args.keep:
+        drop(args.db, where)
+
+
+def drop(db: str, where: str) -> None:
+    if db == "sqlite":
+        shutil.rmtree(Path(where).parent, ignore_errors=True)
+        return
+    import psycopg
+
+    url = os.environ.get("BENCH_PG_URL", "postgres://raydeck:raydeck@127.0.0.1:5432/")
+    with psycopg.connect(url.rstrip("/") + "/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {where}")
 
 
 if __name__ == "__main__":
