@@ -1,6 +1,6 @@
 """Reads shared by the quiz pages and the API."""
 
-from django.db.models import Count, Max, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
@@ -28,24 +28,13 @@ def quiz_list(user) -> QuerySet[Quiz]:
         .order_by("deck__title", "order", "id")
     )
     if user.is_authenticated:
-        best = (
-            Attempt.objects.submitted()
-            .filter(quiz=OuterRef("pk"), user=user)
-            .order_by()
-            .values("quiz")
-            .annotate(best=Max("score"))
-            .values("best")
-        )
-        attempts = (
-            Attempt.objects.submitted()
-            .filter(quiz=OuterRef("pk"), user=user)
-            .order_by()
-            .values("quiz")
-            .annotate(n=Count("pk"))
-            .values("n")
-        )
+        mine = Attempt.objects.submitted().filter(quiz=OuterRef("pk"), user=user)
+        best = mine.order_by("-score", "submitted_at")
+        attempts = mine.order_by().values("quiz").annotate(n=Count("pk")).values("n")
         quizzes = quizzes.annotate(
-            best_score=Subquery(best), attempt_count=Coalesce(Subquery(attempts), 0)
+            best_score=Subquery(best.values("score")[:1]),
+            best_max_score=Subquery(best.values("max_score")[:1]),
+            attempt_count=Coalesce(Subquery(attempts), 0),
         )
     return quizzes
 

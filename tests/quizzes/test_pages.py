@@ -98,6 +98,8 @@ def test_a_knowledge_check_from_start_to_review(browser, alice, core_check):
     # history and best score on the quiz page
     quiz_page = browser.get(reverse("quizzes:quiz", args=["core-check"])).content.decode()
     assert 'Best score: <strong id="best-score">6 / 7</strong>' in quiz_page
+    index = browser.get(reverse("quizzes:index")).content.decode()
+    assert "best 6 / 7 · 1 attempt" in index
 
 
 def test_review_these_keeps_an_existing_schedule_but_makes_it_due_now(browser, alice, core_check):
