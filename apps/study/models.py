@@ -121,3 +121,24 @@ class ReviewLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} graded card {self.card_id} {self.grade} at {self.reviewed_at:%Y-%m-%d}"
+
+
+class NewCardCursor(models.Model):
+    """Where a learner's new cards start in a deck: every card of the deck with an id up to
+    `after_card_id` has a CardState for this user. It lets the queue find the next new cards
+    with an index range instead of comparing the whole deck with the learner's states.
+
+    Only ever an under-estimate: moved forward when a new card is introduced and no unseen card
+    lies before it, moved back when an undo makes a card new again."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    deck = models.ForeignKey("decks.Deck", on_delete=models.CASCADE, related_name="+")
+    after_card_id = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "deck"], name="new_card_cursor_one_per_deck")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} / deck {self.deck_id}: new after card {self.after_card_id}"

@@ -11,12 +11,13 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.study import scheduler
-from apps.study.models import CardState, ReviewLog
+from apps.study.models import CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
 UNDO_DEPTH = 30
@@ -123,7 +124,10 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
     row.apply(after)
     if row.introduced_at is None:
         row.introduced_at = now
+    created = row.pk is None
     row.save()
+    if created:
+        _cursor_advance(user, card)
     log = ReviewLog.objects.create(
         user=user,
         card=card,
@@ -136,6 +140,21 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
         client_id=client_id,
     )
     return log, True
+
+
+def _cursor_advance(user, card: Card) -> None:
+    """Move the learner's new-card cursor past `card` when no unseen card of the deck lies
+    between the cursor and it (the usual case: new cards are taken in order)."""
+    NewCardCursor.objects.bulk_create(
+        [NewCardCursor(user=user, deck_id=card.deck_id)], ignore_conflicts=True
+    )
+    unseen = CardState.objects.filter(user=user, card=OuterRef("pk"))
+    gap = Card.objects.filter(
+        deck_id=card.deck_id, id__gt=OuterRef("after_card_id"), id__lt=card.pk
+    ).filter(~Exists(unseen))
+    NewCardCursor.objects.filter(user=user, deck_id=card.deck_id, after_card_id__lt=card.pk).filter(
+        ~Exists(gap)
+    ).update(after_card_id=card.pk)
 
 
 @transaction.atomic
@@ -156,6 +175,9 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
         return log
     if log.state_before is None:
         row.delete()  # the review made the card known; undone, it is new again
+        NewCardCursor.objects.filter(
+            user=user, deck_id=row.deck_id, after_card_id__gte=log.card_id
+        ).update(after_card_id=log.card_id - 1)
         return log
     row.apply(CardSchedule.from_json(log.state_before))
     if log.kind == ReviewLog.Kind.NEW:

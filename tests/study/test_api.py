@@ -150,7 +150,7 @@ def test_token_auth_works_for_scripts(api_client, alice, small_deck):
 
 @pytest.mark.parametrize("extra", [0, 150])
 def test_review_post_query_count_is_constant(
-    as_alice, small_deck, extra, django_assert_num_queries
+    as_alice, alice, small_deck, extra, django_assert_num_queries
 ):
     section = small_deck.sections.first()
     for i in range(extra):
@@ -158,11 +158,19 @@ def test_review_post_query_count_is_constant(
     task = card_id(small_deck, "ray-task")
     as_alice.get("/api/study/queue/")  # the profile exists
     # card lookup; two savepoints and their releases (the outer one is BEGIN/COMMIT outside
-    # tests); lock the state row, replay check, insert state, insert log. Profile is cached.
-    with django_assert_num_queries(9):
+    # tests); lock the state row, replay check, insert state, insert log; a new card also
+    # moves the new-card cursor (insert-if-missing, conditional update). Profile is cached.
+    with django_assert_num_queries(11):
         response = as_alice.post(
             "/api/reviews/", {"card": task, "grade": 4, "client_id": str(uuid.uuid4())}
         )
+    assert response.status_code == 201
+    review_record(user=alice, card=small_deck.cards.get(slug="ray-actor"), grade=5,
+                  now=timezone.now() - timedelta(days=2))  # fmt: skip
+    actor = card_id(small_deck, "ray-actor")
+    # a due card without client_id: no replay check, no cursor work, the state row updated
+    with django_assert_num_queries(8):
+        response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
 
 

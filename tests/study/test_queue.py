@@ -195,3 +195,34 @@ def test_the_card_just_graded_waits_while_others_are_left(alice, small_deck):
         card_suspend(user=alice, card=c)
     alone = selectors.queue(alice, small_deck, size=1, avoid=task.pk, now=later)
     assert alone.next.card == task  # nothing else left: it comes back
+
+
+def test_the_new_card_cursor_skips_known_cards_and_steps_back_on_undo(alice, small_deck):
+    from apps.study.models import NewCardCursor
+    from apps.study.services import review_undo
+
+    ids = list(small_deck.cards.order_by("id").values_list("id", flat=True))
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=5, now=T0)
+    cursor = NewCardCursor.objects.get(user=alice, deck=small_deck)
+    assert cursor.after_card_id == ids[0]
+    # a card taken out of order (through the API, say) leaves a gap: the cursor stays
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=5, now=T0)
+    cursor.refresh_from_db()
+    assert cursor.after_card_id == ids[0]
+    review_record(user=alice, card=card(small_deck, "env-runner"), grade=5, now=T0)
+    cursor.refresh_from_db()
+    assert cursor.after_card_id == ids[0]  # ray-actor is still unseen before it
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
+    cursor.refresh_from_db()
+    assert cursor.after_card_id == ids[1]
+    q = selectors.queue(alice, small_deck, now=T0)
+    assert [s for _, s in slugs(q)] == ["rllib-algorithm"]
+    # undo the last new card: the cursor steps back so the card is offered again
+    review_undo(user=alice)
+    cursor.refresh_from_db()
+    assert cursor.after_card_id == ids[0]
+    q = selectors.queue(alice, small_deck, now=T0)
+    assert [s for _, s in slugs(q)] == ["ray-actor", "rllib-algorithm"]
+    assert [s for _, s in slugs(selectors.queue(alice, now=T0))] == [
+        "ray-actor", "rllib-algorithm",
+    ]  # fmt: skip
