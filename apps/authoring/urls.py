@@ -25,6 +25,7 @@ urlpatterns = [
     path("cards/<int:pk>/delete/", views.card_delete, name="card-delete"),
     path("cards/<int:pk>/history/", views.card_history, name="card-history"),
     path("revisions/<int:pk>/restore/", views.revision_restore, name="revision-restore"),
+    path("decks/<slug:slug>/quizzes/new/", views.quiz_create, name="quiz-create"),
     path("quizzes/<slug:slug>/", views.quiz, name="quiz"),
     path("quizzes/<slug:slug>/questions/new/", views.question, name="question-new"),
     path("questions/<int:pk>/", views.question, name="question"),

@@ -26,7 +26,7 @@ from apps.authoring.formats import (
 from apps.authoring.forms import OPTION_FIELD, OPTION_HELP, options_parse, options_text
 from apps.decks.content import ContentError
 from apps.decks.markdown import render_markdown
-from apps.quizzes.models import Question
+from apps.quizzes.models import Question, Quiz
 
 PREVIEW_FIELDS = ("front", "back", "why", "prompt", "explanation", "summary", "description")
 IMPORT_SESSION_KEY = "authoring_import"
@@ -116,6 +116,7 @@ def deck(request, slug: str):
         "deck": deck,
         "sections": selectors.deck_structure(deck),
         "quizzes": deck.quizzes.select_related("section"),
+        "quiz_kinds": Quiz.Kind.choices,
         "authors": deck.authors.select_related("user").order_by("user__username"),
         "errors": errors,
         "export_formats": EXPORT_FORMATS,
@@ -344,13 +345,57 @@ def preview(request) -> HttpResponse:
 # Quizzes -----------------------------------------------------------------------------------
 
 
+def _posted_quiz(request) -> dict:
+    limit = request.POST.get("time_limit_minutes", "").strip()
+    try:
+        pass_mark = int(request.POST.get("pass_percent", "70")) / 100
+        time_limit = int(limit) * 60 if limit else None
+    except ValueError:
+        raise ValidationError({"pass_mark": "pass mark and time limit are whole numbers"}) from None
+    return {
+        "slug": request.POST.get("slug", ""),
+        "title": request.POST.get("title", ""),
+        "kind": request.POST.get("kind", ""),
+        "section": request.POST.get("section") or None,
+        "pass_mark": pass_mark,
+        "time_limit_seconds": time_limit,
+        "shuffle": request.POST.get("shuffle") == "on",
+    }
+
+
+@require_POST
+@author_required
+def quiz_create(request, slug: str):
+    deck = selectors.deck_for_author(request.user, slug)
+    try:
+        quiz = services.quiz_save(deck=deck, **_posted_quiz(request))
+    except ValidationError as exc:
+        messages.error(request, "Quiz not created: " + " ".join(_errors(exc).values()))
+        return redirect(reverse("authoring:deck", args=[deck.slug]) + "#quizzes")
+    messages.success(request, f"Quiz {quiz.slug} created; add its questions.")
+    return redirect("authoring:quiz", slug=quiz.slug)
+
+
 @author_required
 def quiz(request, slug: str):
     quiz = selectors.quiz_for_author(request.user, slug)
-    return render(
-        request, "authoring/quiz.html",
-        {"quiz": quiz, "questions": quiz.questions.prefetch_related("cards")},
-    )  # fmt: skip
+    errors = {}
+    if request.method == "POST":
+        try:
+            quiz = services.quiz_save(deck=quiz.deck, quiz=quiz, **_posted_quiz(request))
+        except ValidationError as exc:
+            errors = _errors(exc)
+        else:
+            messages.success(request, "Quiz saved.")
+            return redirect("authoring:quiz", slug=quiz.slug)
+    context = {
+        "quiz": quiz,
+        "questions": quiz.questions.prefetch_related("cards"),
+        "sections": quiz.deck.sections.order_by("order", "id"),
+        "kinds": Quiz.Kind.choices,
+        "errors": errors,
+    }
+    return render(request, "authoring/quiz.html", context, status=400 if errors else 200)
 
 
 def _question_context(quiz, question, values, errors):

@@ -187,3 +187,17 @@ def test_deck_editor_query_count_does_not_grow_with_cards(
         small_deck.cards.create(section=core, slug=f"extra-{i}", order=10 + i, front="F", back="B")
     with django_assert_num_queries(11):
         dave_client.get(url)
+
+
+def test_quiz_settings_on_the_quiz_page(dave_client, quiz):
+    url = reverse("authoring:quiz", args=[quiz.slug])
+    assert 'value="70"' in dave_client.get(url).content.decode()
+    form = {"slug": quiz.slug, "title": "Core check", "kind": "checkpoint", "section": "",
+            "pass_percent": "80", "time_limit_minutes": "5"}  # fmt: skip
+    response = dave_client.post(url, form)
+    assert response.status_code == 400
+    assert "a checkpoint needs the section whose page shows it" in response.content.decode()
+    dave_client.post(url, {**form, "section": "ray-core"})
+    quiz.refresh_from_db()
+    assert (quiz.title, quiz.kind, quiz.section.slug) == ("Core check", "checkpoint", "ray-core")
+    assert (float(quiz.pass_mark), quiz.time_limit_seconds, quiz.shuffle) == (0.8, 300, False)
