@@ -53,7 +53,7 @@ def team_json(membership, request: Request) -> dict:
 
 def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Request) -> dict:
     slugs = {f.section.pk: f.section.slug for f in progress.sections}
-    avg = progress.averages
+    avg = progress.averages_for(viewer_id) if progress.deck else None
     rows, _ = selectors.sort_rows(progress.visible_rows(viewer_id), request.GET.get("sort"))
     return {
         "team": {
@@ -65,6 +65,7 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
             "averages": {}
             if avg is None
             else {
+                "members_counted": avg.counted,
                 "readiness": _share(avg.readiness),
                 "mastery_overall": _share(avg.mastery_overall),
                 "cards_learned": round(avg.cards_learned, 2),
@@ -81,7 +82,7 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
                 "slug": f.section.slug,
                 "title": f.section.title,
                 "card_count": f.card_count,
-                "team_mastery": _share(f.team_mastery),
+                "team_mastery": _share(avg.mastery[f.section.pk]),
             }
             for f in progress.sections
         ],
@@ -166,7 +167,9 @@ class TeamProgress(APIView):
             "member their mastery per section, cards learned, due backlog, reviews in the last 7 "
             "and 30 local days, retention, streak, best knowledge-check scores, readiness and "
             "last activity, and the five weakest cards. Members who hid their details are left "
-            "out of `members` (except from their own view) but counted in `team.averages`. "
+            "out of `members` (except from their own view) but counted in `team.averages`, "
+            "unless exactly one member is hidden from you: then they are left out of the "
+            "averages too, which would otherwise give their figures away. "
             "Shares are 0..1. `?sort=` takes a column name (e.g. `-readiness`, `username`). "
             "Not a member: 404."
         ),

@@ -23,7 +23,9 @@ over members. The definitions below are the ones the dashboard page explains.
 - *Weakest concepts*: the deck's cards learned by the smallest share of the team.
 
 Privacy: a member who hides their details is counted in the team's averages and in the weakest
-concepts, but never appears as a row to anyone but themself.
+concepts, but never appears as a row to anyone but themself. When exactly one member is hidden
+from a viewer, the averages that viewer sees leave that member out too: otherwise the average
+and the visible rows would give their figures away.
 """
 
 from __future__ import annotations
@@ -118,11 +120,6 @@ def heat_level(share: float | None) -> int:
 class SectionFigure:
     section: Section
     card_count: int
-    team_mastery: float = 0.0
-
-    @property
-    def heat(self) -> int:
-        return heat_level(self.team_mastery)
 
 
 @dataclass
@@ -152,7 +149,10 @@ class MemberFigures:
 
 @dataclass
 class TeamAverages:
+    counted: int  # members the averages are over
+    left_out: int  # hidden members left out so that nobody can be worked out (0 or 1)
     mastery: dict[int, float]
+    cells: list[tuple[SectionFigure, float, int]]
     mastery_overall: float
     cards_learned: float
     due_backlog: float
@@ -178,8 +178,7 @@ class TeamProgress:
     now: datetime
     sections: list[SectionFigure]
     knowledge_checks: list[Quiz]
-    members: list[MemberFigures]  # every member; use `visible_to` before showing rows
-    averages: TeamAverages | None
+    members: list[MemberFigures]  # every member; use `visible_rows` before showing rows
     weakest: list[WeakCard]
     card_count: int
 
@@ -194,6 +193,38 @@ class TeamProgress:
     def visible_rows(self, viewer_id: int) -> list[MemberFigures]:
         """Rows the viewer may see: everyone who has not hidden their details, and themself."""
         return [m for m in self.members if not m.hidden or m.user_id == viewer_id]
+
+    def averages_for(self, viewer_id: int) -> TeamAverages:
+        """The team's averages as `viewer_id` may see them: over every member, hidden ones
+        included, except when exactly one member is hidden from this viewer. Then the average
+        and the visible rows would give that member's figures away, so they are left out."""
+        unseen = [m.user_id for m in self.members if m.hidden and m.user_id != viewer_id]
+        counted = self.members
+        if len(unseen) == 1:
+            counted = [m for m in self.members if m.user_id != unseen[0]]
+        n = len(counted) or 1
+        retentions = [m.retention for m in counted if m.retention is not None]
+        mastery = {
+            f.section.pk: sum(m.mastery.get(f.section.pk, 0.0) for m in counted) / n
+            for f in self.sections
+        }
+        return TeamAverages(
+            counted=len(counted),
+            left_out=len(self.members) - len(counted),
+            mastery=mastery,
+            cells=[
+                (f, mastery[f.section.pk], heat_level(mastery[f.section.pk])) for f in self.sections
+            ],
+            mastery_overall=sum(m.mastery_overall for m in counted) / n,
+            cards_learned=sum(m.cards_learned for m in counted) / n,
+            due_backlog=sum(m.due_backlog for m in counted) / n,
+            reviews_7d=sum(m.reviews_7d for m in counted) / n,
+            reviews_30d=sum(m.reviews_30d for m in counted) / n,
+            retention=sum(retentions) / len(retentions) if retentions else None,
+            streak_days=sum(m.streak_days for m in counted) / n,
+            knowledge=sum(m.knowledge for m in counted) / n,
+            readiness=sum(m.readiness for m in counted) / n,
+        )
 
 
 SORT_KEYS = {
@@ -274,7 +305,7 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
     by_user = {m.user_id: m for m in members}
     deck = team_deck(team)
     if deck is None:
-        return TeamProgress(team, None, now, [], [], members, None, [], 0)
+        return TeamProgress(team, None, now, [], [], members, [], 0)
 
     sections = [
         SectionFigure(section=s, card_count=s.card_count)
@@ -378,22 +409,6 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
         )
 
     n = len(members) or 1
-    for figure in sections:
-        figure.team_mastery = sum(m.mastery[figure.section.pk] for m in members) / n
-    retentions = [m.retention for m in members if m.retention is not None]
-    averages = TeamAverages(
-        mastery={f.section.pk: f.team_mastery for f in sections},
-        mastery_overall=sum(m.mastery_overall for m in members) / n,
-        cards_learned=sum(m.cards_learned for m in members) / n,
-        due_backlog=sum(m.due_backlog for m in members) / n,
-        reviews_7d=sum(m.reviews_7d for m in members) / n,
-        reviews_30d=sum(m.reviews_30d for m in members) / n,
-        retention=sum(retentions) / len(retentions) if retentions else None,
-        streak_days=sum(m.streak_days for m in members) / n,
-        knowledge=sum(m.knowledge for m in members) / n,
-        readiness=sum(m.readiness for m in members) / n,
-    )
-
     # The members' learned states are joined ON the condition, so the join touches only this
     # team's rows instead of every learner's states (5x faster than COUNT ... FILTER at 200
     # members on PostgreSQL; a correlated subquery was slower still).
@@ -425,7 +440,6 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
         sections=sections,
         knowledge_checks=checks,
         members=members,
-        averages=averages,
         weakest=weakest,
         card_count=card_count,
     )

@@ -55,7 +55,7 @@ class SectionProgressSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     title = serializers.CharField()
     card_count = serializers.IntegerField()
-    team_mastery = serializers.FloatField(help_text="Average mastery of every member, 0 to 1.")
+    team_mastery = serializers.FloatField(help_text="The team's average mastery, 0 to 1.")
 
 
 class MemberProgressSerializer(serializers.Serializer):
@@ -106,7 +106,10 @@ class TeamSummarySerializer(serializers.Serializer):
     deck = serializers.SlugField(allow_null=True)
     member_count = serializers.IntegerField()
     hidden_count = serializers.IntegerField()
-    averages = serializers.DictField(help_text="Team averages over every member, hidden included.")
+    averages = serializers.DictField(
+        help_text="Team averages over `members_counted` members: everyone, hidden included, "
+        "unless exactly one member is hidden from you."
+    )
 
 
 class TeamProgressSerializer(serializers.Serializer):

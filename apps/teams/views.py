@@ -81,6 +81,7 @@ def dashboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "team": membership.team,
         "membership": membership,
         "progress": progress,
+        "averages": progress.averages_for(request.user.pk),
         "rows": rows,
         "sort": sort,
         "sort_columns": SORT_COLUMNS,
@@ -143,16 +144,16 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 *[_percent(m.knowledge_checks.get(q.pk)) for q in progress.knowledge_checks],
             ]
         )  # fmt: skip
-    avg = progress.averages
-    if avg is not None:
+    if progress.deck is not None:
+        avg = progress.averages_for(request.user.pk)
         writer.writerow(
             [
-                f"team average ({progress.member_count} members)", "",
+                f"team average ({avg.counted} members)", "",
                 _percent(avg.readiness), _percent(avg.mastery_overall),
                 f"{avg.cards_learned:.1f}", f"{avg.due_backlog:.1f}", f"{avg.reviews_7d:.1f}",
                 f"{avg.reviews_30d:.1f}", _percent(avg.retention), f"{avg.streak_days:.1f}",
                 _percent(avg.knowledge), "",
-                *[_percent(f.team_mastery) for f in progress.sections],
+                *[_percent(share) for _, share, _ in avg.cells],
                 *["" for _ in progress.knowledge_checks],
             ]
         )  # fmt: skip

@@ -61,6 +61,7 @@ def test_dashboard_shows_visible_members_heatmap_and_definitions(client, studied
     page = client.get("/teams/ray-cohort/").content.decode()
     assert "bob" in page and "charlie" not in page
     assert "of whom 1 hid their details" in page
+    assert "the averages leave them out too" in page
     assert 'class="heat heat-3"' in page  # alice: 1 of 3 core cards is 33%
     assert "0.5 × mastery of the whole deck + 0.3 × knowledge check + 0.2 × retention" in page
     assert "/decks/ray-basics/rllib/#card-rllib-algorithm" in page  # a weakest card's link
@@ -112,7 +113,8 @@ def test_csv_has_the_dashboard_figures_without_hidden_rows(client, studied, alic
     assert response["Content-Type"].startswith("text/csv")
     assert "ray-cohort-progress-" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert [r["username"] for r in rows] == ["alice", "bob", "team average (3 members)"]
+    # charlie is the only hidden member: the average leaves him out too, or it would give him away.
+    assert [r["username"] for r in rows] == ["alice", "bob", "team average (2 members)"]
     alice_row, bob_row, average = rows
     assert alice_row["role"] == "owner"
     assert alice_row["cards_learned"] == "1"
@@ -126,8 +128,19 @@ def test_csv_has_the_dashboard_figures_without_hidden_rows(client, studied, alic
     )
     assert alice_row["readiness_pct"] == "20"  # 0.5 x 20% + 0.2 x 50%
     assert bob_row["retention_pct"] == ""  # no reviews: nothing to measure
-    assert average["mastery_pct:ray-core"] == "44"  # (1 + 0 + 3) / 9, charlie included
-    assert average["cards_learned"] == "1.7"
+    assert average["mastery_pct:ray-core"] == "17"  # (1 + 0) / 6
+    assert average["cards_learned"] == "1.0"
+
+
+def test_averages_count_hidden_members_once_two_are_hidden(client, studied, alice, bob):
+    Membership.objects.filter(team=studied, user=bob).update(hidden=True)
+    client.force_login(alice)
+    rows = list(
+        csv.DictReader(io.StringIO(client.get("/teams/ray-cohort/progress.csv").content.decode()))
+    )
+    assert [r["username"] for r in rows] == ["alice", "team average (3 members)"]
+    assert rows[-1]["mastery_pct:ray-core"] == "44"  # (1 + 0 + 3) / 9, charlie included
+    assert rows[-1]["cards_learned"] == "1.7"
 
 
 def test_owner_creates_copies_and_revokes_invites(client, team, alice):

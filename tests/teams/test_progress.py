@@ -139,16 +139,33 @@ def test_a_member_with_no_reviews_has_no_retention_and_no_streak(world, team):
     assert charlie.readiness == pytest.approx(0.5 * 0.2)
 
 
-def test_hidden_members_count_in_averages_but_show_no_row_to_others(world, team, alice, charlie):
+def test_hidden_members_show_no_row_to_others(world, team, alice, charlie):
     progress = selectors.team_progress(team, now=NOW)
     assert [m.username for m in progress.visible_rows(alice.pk)] == ["alice", "bob"]
     assert "charlie" in [m.username for m in progress.visible_rows(charlie.pk)]
     assert (progress.member_count, progress.hidden_count) == (3, 1)
-    core, rllib = progress.sections
-    assert core.team_mastery == pytest.approx((2 / 3 + 0 + 1 / 3) / 3)
-    assert rllib.team_mastery == pytest.approx(1 / 3)
-    assert progress.averages.cards_learned == pytest.approx(5 / 3)
-    assert progress.averages.retention == pytest.approx((0.6 + 0.5) / 2)  # charlie has none
+
+
+def test_hidden_members_count_in_the_averages(world, team, alice, bob):
+    Membership.objects.filter(team=team, user=bob).update(hidden=True)
+    averages = selectors.team_progress(team, now=NOW).averages_for(alice.pk)
+    assert (averages.counted, averages.left_out) == (3, 0)
+    core, rllib = averages.cells
+    assert core[1] == pytest.approx((2 / 3 + 0 + 1 / 3) / 3)
+    assert rllib[1] == pytest.approx(1 / 3)
+    assert core[2] == 2  # heat: 25-49%
+    assert averages.cards_learned == pytest.approx(5 / 3)
+    assert averages.retention == pytest.approx((0.6 + 0.5) / 2)  # charlie has none
+
+
+def test_a_lone_hidden_member_is_left_out_of_the_averages_others_see(world, team, alice, charlie):
+    """alice sees her row and bob's; with charlie in the average she could work out his."""
+    progress = selectors.team_progress(team, now=NOW)
+    seen_by_alice = progress.averages_for(alice.pk)
+    assert (seen_by_alice.counted, seen_by_alice.left_out) == (2, 1)
+    assert seen_by_alice.cards_learned == pytest.approx((2 + 2) / 2)
+    seen_by_charlie = progress.averages_for(charlie.pk)  # nobody is hidden from him
+    assert (seen_by_charlie.counted, seen_by_charlie.cards_learned) == (3, pytest.approx(5 / 3))
 
 
 def test_strangers_count_nowhere(world, team):
