@@ -53,3 +53,28 @@ def test_author_fixes_a_typo_with_the_live_preview(page, small_deck, dave, alice
 
     page.get_by_role("link", name="History").click()
     assert page.locator(".diff ins").first.inner_text() == "**stateless**"
+
+
+def test_reordering_cards_with_the_keyboard_only(page, small_deck, staff):
+    page.goto("/accounts/login/?next=/author/decks/ray-basics/")
+    page.get_by_label("Username").fill("staff")
+    page.get_by_label("Password").fill("pw-staff-123")
+    page.get_by_role("button", name="Log in").click()
+
+    down = page.get_by_role("button", name="Move card ray-task down")
+    down.focus()
+    page.keyboard.press("Enter")
+    rows = page.locator("#structure li[id^=card-row] code")
+    page.wait_for_function(
+        "document.querySelectorAll('#structure li[id^=card-row] code')[1].innerText == 'ray-task'"
+    )
+    # htmx keeps focus on the same button after the swap, so Enter again moves it further.
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "document.querySelectorAll('#structure li[id^=card-row] code')[2].innerText == 'ray-task'"
+    )
+    assert rows.all_inner_texts()[:3] == ["ray-actor", "object-store", "ray-task"]
+    core = small_deck.sections.get(slug="ray-core")
+    assert list(core.cards.order_by("order").values_list("slug", flat=True)) == [
+        "ray-actor", "object-store", "ray-task",
+    ]  # fmt: skip
