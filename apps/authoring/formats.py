@@ -91,7 +91,7 @@ def text_decode(data: bytes, source: str) -> str:
         raise ContentError(
             source,
             "",
-            f"the file is {len(data) / 1024 / 1024:.1f} MiB; the limit is {limit_text()}"
+            f"the file is larger than {limit_text()}, the import limit"
             " (split the deck or import it in parts)",
         )
     try:

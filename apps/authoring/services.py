@@ -21,7 +21,7 @@ from django.db.models import Max
 
 from apps.authoring.models import DeckAuthor, Revision
 from apps.authoring.selectors import can_author
-from apps.decks.content import SLUG_RE, DeckDoc, LoadResult, deck_apply
+from apps.decks.content import SLUG_RE, ContentError, DeckDoc, LoadResult, deck_apply
 from apps.decks.models import Card, Deck, Section
 from apps.quizzes.content import _apply_question, _parse_question
 from apps.quizzes.models import Question, Quiz
@@ -377,8 +377,6 @@ def deck_author_revoke(*, deck: Deck, by, user_id: int) -> None:
 
 
 def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
-    from apps.decks.content import ContentError
-
     card_slugs = set(quiz.deck.cards.values_list("slug", flat=True))
     try:
         return _parse_question("question", f"quiz {quiz.slug!r}", index, data, card_slugs)

@@ -200,7 +200,8 @@ def test_oversized_file_is_refused_with_the_limit(small_deck):
     data = b"front,back,section,tags\n" + b"x" * MAX_FILE_BYTES
     message = _refused(data, "big.csv", deck_slug="ray-basics")
     assert message == (
-        "big.csv: the file is 2.0 MiB; the limit is 2 MiB (split the deck or import it in parts)"
+        "big.csv: the file is larger than 2 MiB, the import limit"
+        " (split the deck or import it in parts)"
     )
 
 
