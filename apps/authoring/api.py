@@ -5,6 +5,7 @@ otherwise). Writes go through apps.authoring.services, like the author pages."""
 from contextlib import contextmanager
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
 from django.db.models import Count, Max
 from django.http import HttpResponse
 from django.urls import path
@@ -160,11 +161,18 @@ class SectionMove(AuthorView, APIView):
 
 def _card_fields(validated: dict) -> tuple[dict, str, bool]:
     fields = dict(validated)
+    fields.pop("demos", None)  # linked separately, see _demos_link
     note = fields.pop("note", "")
     changes_answer = fields.pop("changes_answer", False)
     if "section" in fields:
         fields["section"] = fields["section"]["slug"]
     return fields, note, changes_answer
+
+
+def _demos_link(card, validated: dict) -> None:
+    if "demos" in validated:
+        with service_errors():
+            services.card_demos_link(card=card, demos=validated["demos"])
 
 
 class CardList(AuthorView, generics.ListCreateAPIView):
@@ -180,16 +188,18 @@ class CardList(AuthorView, generics.ListCreateAPIView):
             self.deck()
             .cards.select_related("deck", "section")
             .annotate(latest_revision=Max("revisions__number"))
+            .prefetch_related("demo_links")
             .order_by("section__order", "order", "id")
         )
 
     def perform_create(self, serializer):
         fields, note, _ = _card_fields(serializer.validated_data)
-        with service_errors():
+        with service_errors(), transaction.atomic():
             serializer.instance = services.card_create(
                 deck=self.deck(), author=self.request.user, note=note, source=Source.API,
                 **fields,
             )  # fmt: skip
+            _demos_link(serializer.instance, serializer.validated_data)
 
 
 class CardDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
@@ -204,11 +214,12 @@ class CardDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
 
     def perform_update(self, serializer):
         fields, note, changes_answer = _card_fields(serializer.validated_data)
-        with service_errors():
+        with service_errors(), transaction.atomic():
             services.card_update(
                 card=serializer.instance, author=self.request.user, note=note,
                 changes_answer=changes_answer, source=Source.API, **fields,
             )  # fmt: skip
+            _demos_link(serializer.instance, serializer.validated_data)
 
     def perform_destroy(self, card):
         services.card_delete(card=card)

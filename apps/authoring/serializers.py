@@ -36,6 +36,15 @@ class AuthorSectionSerializer(serializers.ModelSerializer):
         extra_kwargs = {"slug": {"validators": []}}
 
 
+class DemoSlugsField(serializers.ListField):
+    """The slugs of the live demos linked to a card (apps.demos DemoCardLink)."""
+
+    child = serializers.CharField()
+
+    def get_attribute(self, card):
+        return [link.demo for link in card.demo_links.all()]
+
+
 class AuthorCardSerializer(serializers.ModelSerializer):
     deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     section = serializers.CharField(source="section.slug", help_text="slug of a deck section")
@@ -49,12 +58,13 @@ class AuthorCardSerializer(serializers.ModelSerializer):
         help_text="true makes the card due now for every learner who studied it",
     )  # fmt: skip
     revision = serializers.SerializerMethodField(help_text="the card's latest revision number")
+    demos = DemoSlugsField(required=False, help_text="slugs of live demos illustrating the card")
 
     class Meta:
         model = Card
         fields = ["id", "deck", "section", "slug", "order", "front", "back", "why", "tags",
-                  "front_html", "back_html", "why_html", "updated_at", "revision", "note",
-                  "changes_answer"]  # fmt: skip
+                  "front_html", "back_html", "why_html", "updated_at", "revision", "demos",
+                  "note", "changes_answer"]  # fmt: skip
         read_only_fields = ["order", "front_html", "back_html", "why_html", "updated_at"]
         extra_kwargs = {"slug": {"validators": []}, "why": {"required": False}}
 

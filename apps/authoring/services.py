@@ -23,6 +23,8 @@ from apps.authoring.models import DeckAuthor, Revision
 from apps.authoring.selectors import can_author
 from apps.decks.content import SLUG_RE, ContentError, DeckDoc, LoadResult, deck_apply
 from apps.decks.models import Card, Deck, Section
+from apps.demos.models import DemoCardLink
+from apps.demos.ray_demos.catalogue import get_demo
 from apps.quizzes.content import _apply_question, _parse_question
 from apps.quizzes.models import Question, Quiz
 from apps.study.services import cards_requeue
@@ -526,6 +528,24 @@ def card_questions_link(*, card: Card, questions, author) -> int:
         )  # fmt: skip
         changed += 1
     return changed
+
+
+@transaction.atomic
+def card_demos_link(*, card: Card, demos) -> int:
+    """Make `demos` (catalogue slugs) exactly the live demos that illustrate the card; returns
+    how many links changed. (`manage.py seed` re-applies the links fixtures/demos names.)"""
+    wanted = list(dict.fromkeys(demos))
+    unknown = [slug for slug in wanted if get_demo(slug) is None]
+    if unknown:
+        raise ValidationError({"demos": f"no demo {unknown[0]!r} in the catalogue"})
+    current = set(DemoCardLink.objects.filter(card=card).values_list("demo", flat=True))
+    removed = current - set(wanted)
+    DemoCardLink.objects.filter(card=card, demo__in=removed).delete()
+    added = [slug for slug in wanted if slug not in current]
+    for slug in added:
+        top = DemoCardLink.objects.filter(demo=slug).aggregate(n=Max("order"))["n"]
+        DemoCardLink.objects.create(demo=slug, card=card, order=0 if top is None else top + 1)
+    return len(removed) + len(added)
 
 
 # Restore -----------------------------------------------------------------------------------

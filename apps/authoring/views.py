@@ -26,6 +26,7 @@ from apps.authoring.formats import (
 from apps.authoring.forms import OPTION_FIELD, OPTION_HELP, options_parse, options_text
 from apps.decks.content import ContentError
 from apps.decks.markdown import render_markdown
+from apps.demos.ray_demos.catalogue import DEMOS
 from apps.quizzes.models import Question, Quiz
 
 PREVIEW_FIELDS = ("front", "back", "why", "prompt", "explanation", "summary", "description")
@@ -203,9 +204,10 @@ def section_move(request, pk: int):
 
 def _card_context(deck, card, values, errors):
     questions = Question.objects.filter(quiz__deck=deck).select_related("quiz")
-    linked = set()
+    linked, demos = set(), set()
     if card is not None:
         linked = set(card.quiz_questions.values_list("pk", flat=True))
+        demos = set(card.demo_links.values_list("demo", flat=True))
     return {
         "deck": deck,
         "card": card,
@@ -214,6 +216,8 @@ def _card_context(deck, card, values, errors):
         "errors": errors,
         "questions": questions,
         "linked": linked,
+        "demos": DEMOS,
+        "linked_demos": demos,
         "previews": {key: render_markdown(values.get(key, "")) for key in ("front", "back", "why")},
     }
 
@@ -267,6 +271,8 @@ def card(request, pk: int):
                 )  # fmt: skip
                 if "questions_shown" in request.POST:
                     services.card_questions_link(card=card, questions=chosen, author=request.user)
+                if "demos_shown" in request.POST:
+                    services.card_demos_link(card=card, demos=request.POST.getlist("demos"))
         except ValidationError as exc:
             errors = _errors(exc)
         else:

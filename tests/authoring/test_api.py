@@ -147,10 +147,20 @@ def test_card_list_query_count_does_not_grow_with_cards(
     author_api, small_deck, django_assert_num_queries
 ):
     url = "/api/author/decks/ray-basics/cards/"
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         assert len(author_api.get(url).json()) == 5
     core = small_deck.sections.get(slug="ray-core")
     for i in range(10):
         small_deck.cards.create(section=core, slug=f"extra-{i}", order=10 + i, front="F", back="B")
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         assert len(author_api.get(url).json()) == 15
+
+
+def test_card_demo_links_through_the_api(author_api, ray_task):
+    url = f"/api/author/cards/{ray_task.pk}/"
+    response = author_api.patch(url, {"demos": ["tasks-vs-actors"]}, format="json")
+    assert response.status_code == 200 and response.json()["demos"] == ["tasks-vs-actors"]
+    response = author_api.patch(url, {"demos": ["no-such-demo"]}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"] == "demos: no demo 'no-such-demo' in the catalogue"
+    assert list(ray_task.demo_links.values_list("demo", flat=True)) == ["tasks-vs-actors"]

@@ -201,3 +201,16 @@ def test_quiz_settings_on_the_quiz_page(dave_client, quiz):
     quiz.refresh_from_db()
     assert (quiz.title, quiz.kind, quiz.section.slug) == ("Core check", "checkpoint", "ray-core")
     assert (float(quiz.pass_mark), quiz.time_limit_seconds, quiz.shuffle) == (0.8, 300, False)
+
+
+def test_linking_a_card_to_live_demos_from_the_card_page(dave_client, ray_task):
+    url = reverse("authoring:card", args=[ray_task.pk])
+    html = dave_client.get(url).content.decode()
+    assert 'value="tasks-vs-actors"' in html
+    dave_client.post(url, {**_card_post(ray_task), "demos_shown": "1",
+                           "demos": ["tasks-vs-actors", "object-store"]})  # fmt: skip
+    assert sorted(ray_task.demo_links.values_list("demo", flat=True)) == [
+        "object-store", "tasks-vs-actors",
+    ]  # fmt: skip
+    dave_client.post(url, {**_card_post(ray_task), "demos_shown": "1", "demos": ["object-store"]})
+    assert list(ray_task.demo_links.values_list("demo", flat=True)) == ["object-store"]
