@@ -141,13 +141,17 @@ def team_join(*, user, token: str, now: datetime | None = None) -> Membership:
     if refusal:
         raise InviteRefused(refusal)
     if InviteUse.objects.filter(invite=invite, user=user).exists():
-        raise InviteRefused(
-            f"You have used this link to join {team.name} before. "
-            "Ask a team owner for a new invite to rejoin."
-        )
+        raise InviteRefused(used_before_message(team))
     Invite.objects.filter(pk=invite.pk).update(uses=invite.uses + 1)
     InviteUse.objects.create(invite=invite, user=user, used_at=now)
     return Membership.objects.create(team=team, user=user, joined_at=now)
+
+
+def used_before_message(team: Team) -> str:
+    return (
+        f"You have used this link to join {team.name} before. "
+        "Ask a team owner for a new invite to rejoin."
+    )
 
 
 def _last_owner_guard(team: Team, membership: Membership, what: str) -> None:

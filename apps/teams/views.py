@@ -278,6 +278,8 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             messages.info(request, f"You are already a member of {invite.team.name}.")
             return redirect(invite.team)
         refusal = invite.refusal()
+        if refusal is None and invite.redemptions.filter(user=request.user).exists():
+            refusal = services.used_before_message(invite.team)
     if request.method == "POST" and refusal is None:
         try:
             membership = services.team_join(user=request.user, token=token)

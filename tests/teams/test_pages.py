@@ -202,6 +202,9 @@ def test_removed_member_with_old_link_is_refused(client, team, alice, dave):
     client.force_login(alice)
     client.post(f"/teams/ray-cohort/members/{dave.pk}/remove/")
     client.force_login(dave)
+    page = client.get(f"/teams/join/{invite.token}/")
+    assert page.status_code == 410
+    assert b"Join Ray cohort</button>" not in page.content
     response = client.post(f"/teams/join/{invite.token}/")
     assert response.status_code == 410
     assert "used this link to join Ray cohort before" in response.content.decode()
