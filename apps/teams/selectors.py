@@ -351,6 +351,7 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
         .annotate(n=Count("id"), good=Count("id", filter=Q(grade__gte=3)))
         .order_by()
     )  # query 4
+    today = {m.user_id: now.astimezone(_zone(m.time_zone)).date() for m in members}
     active_days: dict[int, set[date]] = defaultdict(set)
     for row in day_rows:
         member = by_user.get(row["user_id"])
@@ -360,7 +361,7 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
         if isinstance(day, datetime):
             day = day.date()
         active_days[row["user_id"]].add(day)
-        age = (now.astimezone(_zone(member.time_zone)).date() - day).days
+        age = (today[member.user_id] - day).days
         if age < 7:
             member.reviews_7d += row["n"]
         if age < 30:
@@ -396,8 +397,7 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
             member.cells.append((figure, share, heat_level(share)))
         member.mastery_overall = member.cards_learned / card_count if card_count else 0.0
         member.retention = member.good_30d / member.reviews_30d if member.reviews_30d else None
-        today = now.astimezone(_zone(member.time_zone)).date()
-        member.streak_days = _streak(active_days.get(member.user_id, set()), today)
+        member.streak_days = _streak(active_days.get(member.user_id, set()), today[member.user_id])
         if checks:
             member.knowledge = sum(member.knowledge_checks.get(q.pk, 0.0) for q in checks) / len(
                 checks
