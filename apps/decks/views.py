@@ -3,6 +3,7 @@ from django.shortcuts import render
 from django.template import loader
 
 from apps.decks import selectors
+from apps.demos.selectors import live_demos_by_card
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.study import selectors as study_selectors
@@ -27,10 +28,14 @@ def deck(request: HttpRequest, slug: str) -> HttpResponse:
 def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResponse:
     section = selectors.section_detail(request.user, deck_slug, section_slug)
     previous, following = selectors.section_neighbours(section)
+    cards = list(section.cards.all())
+    live = live_demos_by_card(section)
+    for card in cards:
+        card.live_demos = live.get(card.pk, [])
     context = {
         "deck": section.deck,
         "section": section,
-        "cards": section.cards.all(),
+        "cards": cards,
         "previous": previous,
         "following": following,
         **section_quiz_blocks(quiz_selectors.section_quizzes(section)),

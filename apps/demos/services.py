@@ -10,6 +10,7 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
@@ -52,7 +53,7 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
     cleaned = validate_params(spec, params)
     limit = settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER
     # Lock the user's row so two quick clicks cannot both pass the limit.
-    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     active = DemoRun.objects.filter(user=user, status__in=DemoRun.ACTIVE).count()
     if active >= limit:
         raise TooManyRuns(
@@ -203,17 +204,15 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
         _finish(run_id, Status.FAILED, error=f"Stopped: {exc}.")
         return Status.FAILED
     except SoftTimeLimitExceeded:
-        recorder.flush()
-        _finish(
-            run_id,
-            Status.FAILED,
-            error=f"Stopped at the worker's time limit ({spec.time_limit_s + 15} s).",
-        )
-        return Status.FAILED
+        return _soft_limit(run_id, spec, recorder)
     except (ParamError, DemoUnavailable) as exc:
         _finish(run_id, Status.FAILED, error=str(exc))
         return Status.FAILED
     except Exception as exc:
+        if _caused_by(exc, SoftTimeLimitExceeded):
+            # A signal landing inside Ray's Cython wait comes out as a SystemError caused
+            # by the soft limit: it is still the time limit.
+            return _soft_limit(run_id, spec, recorder)
         log.exception("demo run %s failed", run_id)
         try:
             recorder.flush()
@@ -223,6 +222,26 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
         return Status.FAILED
     finally:
         heartbeat.stop()
+
+
+def _caused_by(exc: BaseException, kind: type) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _soft_limit(run_id, spec, recorder) -> str:
+    recorder.flush()
+    _finish(
+        run_id,
+        Status.FAILED,
+        error=f"Stopped at the worker's time limit ({spec.time_limit_s + 15} s).",
+    )
+    return Status.FAILED
 
 
 def _readable(exc: Exception) -> str:

@@ -1,7 +1,13 @@
 from django.urls import path
-from django.views.generic import TemplateView
+
+from apps.demos import views
 
 app_name = "demos"
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="demos/index.html"), name="index"),
+    path("", views.index, name="index"),
+    path("runs/", views.runs, name="runs"),
+    path("runs/compare/", views.compare, name="compare"),
+    path("runs/<int:pk>/", views.run, name="run"),
+    path("runs/<int:pk>/cancel/", views.cancel, name="cancel"),
+    path("<slug:slug>/", views.demo, name="demo"),
 ]

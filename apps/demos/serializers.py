@@ -1,0 +1,56 @@
+from rest_framework import serializers
+
+from apps.demos.models import DemoRun
+
+
+class DemoParamSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["int", "float", "bool"])
+    default = serializers.JSONField()
+    min = serializers.FloatField(allow_null=True)
+    max = serializers.FloatField(allow_null=True)
+    help = serializers.CharField()
+
+
+class DemoCardSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.CharField()
+    deck = serializers.CharField(source="deck.slug")
+    url = serializers.CharField(source="get_absolute_url")
+
+
+class DemoSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    what_to_see = serializers.CharField()
+    modelled = serializers.CharField()
+    available = serializers.BooleanField()
+    needs = serializers.ListField(child=serializers.CharField())
+    cards = DemoCardSerializer(many=True)
+    params = DemoParamSerializer(many=True)
+
+
+class DemoRunCreateSerializer(serializers.Serializer):
+    demo = serializers.CharField(help_text="Slug of the demo, from GET /api/demos/.")
+    params = serializers.DictField(
+        child=serializers.JSONField(), required=False, default=dict, help_text="name: value"
+    )
+
+
+class DemoRunSerializer(serializers.ModelSerializer):
+    points = serializers.SerializerMethodField()
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
+
+    class Meta:
+        model = DemoRun
+        fields = [
+            "id", "demo", "status", "progress", "params", "points", "summary", "error",
+            "created_at", "started_at", "finished_at", "last_seq", "cluster_nodes",
+            "cluster_cpus", "url",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_points(self, run) -> list[dict]:
+        """Points after ?since=N (seq numbers), each {"seq", "series", "x", "y", ...}."""
+        return self.context.get("points", [])

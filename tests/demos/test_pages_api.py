@@ -1,0 +1,204 @@
+"""Demo pages and API, as alice and bob use them. No Ray here: runs are only queued."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from django.urls import reverse
+
+from apps.demos.models import DemoPoint, DemoRun
+
+pytestmark = pytest.mark.django_db
+Status = DemoRun.Status
+
+
+def finished_run(user, demo="tasks-vs-actors", **fields) -> DemoRun:
+    run = DemoRun.objects.create(
+        user=user, demo=demo, params={"n_items": 2, "work_ms": 1}, status=Status.SUCCEEDED,
+        summary={"tasks_speedup": 1.9, "effect": "tasks finished 2 items 1.9x faster"},
+        last_seq=4, **fields,
+    )  # fmt: skip
+    for seq, (series, x, y) in enumerate(
+        [("serial", 1, 0.1), ("serial", 2, 0.2), ("tasks", 1, 0.1), ("tasks", 2, 0.11)], 1
+    ):
+        DemoPoint.objects.create(run=run, seq=seq, data={"series": series, "x": x, "y": y})
+    return run
+
+
+def test_the_catalogue_lists_every_demo_with_its_cards(client, seeded):
+    page = client.get(reverse("demos:index")).content.decode()
+    assert page.count('<li class="card">') == 10
+    assert "Placement groups: gangs vs piecemeal" in page
+    assert "placement-group-deadlock" in page  # a linked card
+
+
+def test_the_demo_page_shows_bounds_help_and_cards(client, seeded):
+    page = client.get(reverse("demos:demo", args=["object-store"])).content.decode()
+    assert 'min="1" max="200"' in page and "1 to 200, default 100" in page
+    assert "What to look for" in page and "zero-copy" in page.lower()
+    assert "Log in to run it" in page
+
+
+def test_a_run_from_the_form_is_queued_and_shown(client, alice, django_capture_on_commit_callbacks):
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(reverse("demos:demo", args=["vtrace"]), {"max_lag": "3"})
+    run = DemoRun.objects.get(user=alice)
+    assert response.status_code == 302 and response["Location"] == run.get_absolute_url()
+    assert len(callbacks) == 1 and run.params["max_lag"] == 3
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "Queued" in page and "every 1s" in page and "Waiting for the first point" in page
+
+
+def test_the_form_names_a_parameter_out_of_bounds(client, alice):
+    client.force_login(alice)
+    response = client.post(reverse("demos:demo", args=["tasks-vs-actors"]), {"n_items": "500"})
+    assert response.status_code == 400
+    assert "n_items must be between 1 and 64, got 500" in response.content.decode()
+    assert not DemoRun.objects.exists()
+
+
+def test_too_many_active_runs_get_429_with_a_sentence(client, alice, settings):
+    settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER = 1
+    DemoRun.objects.create(user=alice, demo="vtrace")
+    client.force_login(alice)
+    response = client.post(reverse("demos:demo", args=["vtrace"]), {})
+    assert response.status_code == 429
+    assert "You already have 1 demo runs queued or running (at most 1)" in response.content.decode()
+
+
+def test_polling_stops_when_the_run_is_over(client, alice, django_assert_num_queries):
+    run = finished_run(alice)
+    client.force_login(alice)
+    response = client.get(run.get_absolute_url(), {"seq": 4}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 286  # htmx stops polling
+    page = response.content.decode()
+    assert "hx-trigger" not in page and "<svg" in page and "items done" in page
+    assert "elapsed (s)" in page and "Tasks finished 2 items 1.9x faster" in page
+
+
+def test_polling_a_running_run_with_nothing_new_is_204(client, alice, django_assert_num_queries):
+    run = DemoRun.objects.create(user=alice, demo="vtrace", status=Status.RUNNING, last_seq=7)
+    client.force_login(alice)
+    with django_assert_num_queries(4):  # session, user, profile (time zone), run
+        response = client.get(run.get_absolute_url(), {"seq": 7}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 204
+    response = client.get(run.get_absolute_url(), {"seq": 5}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and 'hx-trigger="every 1s"' in response.content.decode()
+
+
+def test_someone_elses_run_is_not_found(client, alice, bob):
+    run = finished_run(alice)
+    client.force_login(bob)
+    assert client.get(run.get_absolute_url()).status_code == 404
+    assert client.post(reverse("demos:cancel", args=[run.pk])).status_code == 404
+
+
+def test_two_runs_of_a_demo_share_one_chart(client, alice):
+    a, b = finished_run(alice), finished_run(alice)
+    client.force_login(alice)
+    page = client.get(reverse("demos:compare"), {"a": a.pk, "b": b.pk}).content.decode()
+    assert f"run {a.pk}: parallel tasks" in page and f"run {b.pk}: parallel tasks" in page
+    assert 'stroke-dasharray="6 4"' in page
+    assert client.get(reverse("demos:runs")).content.decode().count("#") >= 2
+
+
+def test_cards_say_see_it_live(client, seeded):
+    from apps.decks.models import Card
+
+    card = Card.objects.get(slug="placement-group-deadlock")
+    page = client.get(card.get_absolute_url()).content.decode()
+    assert "See it live: Placement groups: gangs vs piecemeal" in page
+
+
+# API -------------------------------------------------------------------------------------
+
+
+def test_api_lists_demos_with_typed_bounded_params(api_client, seeded):
+    demos = api_client.get("/api/demos/").json()
+    by_slug = {d["slug"]: d for d in demos}
+    assert len(demos) == 10
+    n_items = by_slug["tasks-vs-actors"]["params"][0]
+    assert n_items == {
+        "name": "n_items", "type": "int", "default": 12, "min": 1.0, "max": 64.0,
+        "help": "items to process",
+    }  # fmt: skip
+    assert {c["slug"] for c in by_slug["pbt"]["cards"]} >= {"pbt-exploit-explore"}
+    assert isinstance(by_slug["rllib-ppo"]["available"], bool)
+
+
+def test_api_starts_a_run_with_202(api_client, alice, django_capture_on_commit_callbacks):
+    api_client.force_authenticate(alice)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = api_client.post(
+            "/api/demo-runs/", {"demo": "vtrace", "params": {"max_lag": 2}}, format="json"
+        )
+    assert response.status_code == 202, response.json()
+    body = response.json()
+    assert body["status"] == "queued" and body["demo"] == "vtrace" and body["points"] == []
+    assert len(callbacks) == 1
+
+
+@pytest.mark.parametrize(
+    "payload, message",
+    [
+        ({"demo": "nope"}, "unknown demo 'nope'"),
+        ({"demo": "vtrace", "params": {"max_lag": 99}}, "max_lag must be between 1 and 20, got 99"),
+        ({"demo": "vtrace", "params": {"lag": 2}}, "unknown parameter 'lag'"),
+    ],
+)
+def test_api_refuses_bad_runs_with_400(api_client, alice, payload, message):
+    api_client.force_authenticate(alice)
+    response = api_client.post("/api/demo-runs/", payload, format="json")
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+def test_api_shows_own_runs_and_points_since(api_client, alice, bob):
+    run = finished_run(alice)
+    api_client.force_authenticate(alice)
+    body = api_client.get(f"/api/demo-runs/{run.pk}/", {"since": 2}).json()
+    assert [p["seq"] for p in body["points"]] == [3, 4]
+    assert body["status"] == "succeeded" and body["summary"]["tasks_speedup"] == 1.9
+    api_client.force_authenticate(bob)
+    response = api_client.get(f"/api/demo-runs/{run.pk}/")
+    assert response.status_code == 404 and response.json()["error"]
+
+
+def test_api_too_many_runs_is_429(api_client, alice, settings):
+    settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER = 1
+    DemoRun.objects.create(user=alice, demo="vtrace")
+    api_client.force_authenticate(alice)
+    response = api_client.post("/api/demo-runs/", {"demo": "vtrace"}, format="json")
+    assert response.status_code == 429 and "at most 1" in response.json()["error"]
+
+
+def test_the_web_process_never_imports_ray(tmp_path):
+    """URLs, views, API, tasks and the rendered demo pages leave Ray unimported."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        import django
+        django.setup()
+        from django.core.management import call_command
+        call_command("migrate", verbosity=0)
+        import config.urls, apps.demos.tasks, apps.demos.api  # noqa
+        from django.test import Client
+        client = Client()
+        for url in ["/demos/", "/demos/tasks-vs-actors/", "/api/demos/"]:
+            assert client.get(url).status_code == 200, url
+        print(sorted(m for m in ("ray", "torch") if m in sys.modules))
+        """
+    )
+    env = {
+        **__import__("os").environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'web.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DEBUG": "true",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

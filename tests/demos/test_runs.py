@@ -1,0 +1,132 @@
+"""The run's state machine: the real task function, the real database, the real Ray."""
+
+import signal
+import time
+from datetime import timedelta
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from django.core.management import call_command
+from django.utils import timezone
+
+from apps.demos import ray_runtime, services
+from apps.demos.models import DemoRun
+from apps.demos.ray_demos import ParamError
+
+pytestmark = [pytest.mark.ray, pytest.mark.django_db]
+Status = DemoRun.Status
+
+
+@pytest.fixture(autouse=True)
+def quiet_heartbeat(settings):
+    settings.DEMOS_HEARTBEAT_S = 3600  # the heartbeat thread stays asleep inside a test
+
+
+def queued(user, demo="tasks-vs-actors", **params) -> DemoRun:
+    return DemoRun.objects.create(user=user, demo=demo, params=params)
+
+
+def execute(run, **kwargs):
+    kwargs.setdefault("cluster_size", ray_runtime.cluster_size)
+    return services.demo_run_execute(run_id=run.pk, **kwargs)
+
+
+def test_a_run_streams_its_points_and_succeeds(ray_cluster, alice):
+    run = queued(alice, n_items=4, work_ms=10)
+    assert execute(run) == Status.SUCCEEDED
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.progress == 1.0
+    assert list(run.points.values_list("seq", flat=True)) == list(range(1, 13))
+    assert run.last_seq == 12
+    assert run.summary["actor_count"] == 4
+    assert run.started_at <= run.finished_at
+    assert run.worker and run.cluster_cpus == 2 and run.cluster_nodes == 1
+
+
+def test_a_run_is_claimed_once(ray_cluster, alice):
+    run = queued(alice, n_items=1, work_ms=1)
+    assert services.demo_run_claim(run_id=run.pk, worker="w1") is True
+    assert services.demo_run_claim(run_id=run.pk, worker="w2") is False
+    assert execute(run) is None  # a redelivered message finds nothing to do
+    assert DemoRun.objects.get(pk=run.pk).worker == "w1"
+
+
+def test_an_exception_fails_the_run_with_a_readable_reason(alice):
+    run = queued(alice)
+
+    def unreachable():
+        raise ConnectionError("Could not reach Ray at 10.0.0.9:6379")
+
+    assert execute(run, connect=unreachable, cluster_size=None) == Status.FAILED
+    run.refresh_from_db()
+    assert run.error == "The demo failed: ConnectionError: Could not reach Ray at 10.0.0.9:6379"
+    assert run.finished_at is not None
+
+
+def test_a_soft_time_limit_stops_a_blocked_run_and_frees_ray(ray_cluster, alice):
+    # Celery delivers its soft limit as a signal whose handler raises SoftTimeLimitExceeded.
+    def soft_limit(*_):
+        raise SoftTimeLimitExceeded()
+
+    previous = signal.signal(signal.SIGALRM, soft_limit)
+    run = queued(alice, n_items=64, work_ms=500)
+    start = time.monotonic()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        assert execute(run) == Status.FAILED
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - start < 6
+    run.refresh_from_db()
+    assert "time limit" in run.error
+    until = time.monotonic() + 10
+    while ray_cluster.available_resources().get("CPU", 0) < 2 and time.monotonic() < until:
+        time.sleep(0.1)
+    assert ray_cluster.available_resources().get("CPU", 0) == 2
+
+
+def test_a_cancel_while_running_ends_the_run_cancelled(ray_cluster, alice):
+    run = queued(alice, n_items=64, work_ms=500)
+    DemoRun.objects.filter(pk=run.pk).update(cancel_requested=True)
+    assert execute(run) == Status.CANCELLED
+    assert DemoRun.objects.get(pk=run.pk).error == "cancelled while running"
+
+
+def test_a_queued_run_is_cancelled_at_once(alice):
+    run = services.demo_run_cancel(run=queued(alice))
+    assert run.status == Status.CANCELLED and run.finished_at
+
+
+def test_the_reaper_fails_runs_whose_worker_vanished(alice):
+    gone = queued(alice)
+    services.demo_run_claim(run_id=gone.pk, worker="host:123")
+    DemoRun.objects.filter(pk=gone.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
+    alive = queued(alice)
+    services.demo_run_claim(run_id=alive.pk, worker="host:456")
+    forgotten = queued(alice)
+    DemoRun.objects.filter(pk=forgotten.pk).update(created_at=timezone.now() - timedelta(hours=1))
+
+    call_command("reap_demo_runs", stdout=__import__("io").StringIO())
+
+    gone.refresh_from_db(), alive.refresh_from_db(), forgotten.refresh_from_db()
+    assert gone.status == Status.FAILED and "stopped (no heartbeat for 60 s)" in gone.error
+    assert alive.status == Status.RUNNING
+    assert forgotten.status == Status.FAILED and "is the demos worker running?" in forgotten.error
+
+
+def test_create_validates_limits_and_waits_for_the_commit(
+    alice, settings, django_capture_on_commit_callbacks
+):
+    settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER = 2
+    with pytest.raises(ParamError, match="n_items must be between 1 and 64, got 500"):
+        services.demo_run_create(user=alice, demo="tasks-vs-actors", params={"n_items": 500})
+    with pytest.raises(ParamError, match="unknown demo 'nope'"):
+        services.demo_run_create(user=alice, demo="nope", params={})
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        run = services.demo_run_create(user=alice, demo="vtrace", params={"max_lag": "3"})
+        services.demo_run_create(user=alice, demo="vtrace", params={})
+    assert len(callbacks) == 2  # the task is sent only once the row is committed
+    assert run.params["max_lag"] == 3 and run.params["episodes"] == 200
+    with pytest.raises(services.TooManyRuns, match="already have 2 demo runs"):
+        services.demo_run_create(user=alice, demo="vtrace", params={})
