@@ -3,9 +3,6 @@ browser; both review; the dashboard shows both, in a real Chromium."""
 
 import pytest
 
-from apps.decks.models import Card
-from apps.study.services import review_record
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -14,6 +11,16 @@ def log_in(page, username: str) -> None:
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(f"pw-{username}-123")
     page.get_by_role("button", name="Log in").click()
+
+
+def review(page, keys: list[str]) -> None:
+    """Reveal and grade the next cards of the small deck (1 Again, 3 Good)."""
+    page.goto("/study/review/ray-basics/")
+    for number, key in enumerate(keys, start=2):
+        page.locator("#review-back").wait_for(state="hidden")
+        page.keyboard.press("Space")
+        page.keyboard.press(key)
+        page.locator("#review-status", has_text=f"Card {number} of").wait_for(state="attached")
 
 
 def test_owner_invites_a_second_user_who_joins_and_both_show_on_the_dashboard(
@@ -40,12 +47,11 @@ def test_owner_invites_a_second_user_who_joins_and_both_show_on_the_dashboard(
         bobs_page.get_by_role("button", name="Join Ray cohort").click()
         assert bobs_page.get_by_text("Welcome to Ray cohort").is_visible()
 
-        # Both review (through the one service every review goes through).
-        review_record(user=alice, card=Card.objects.get(slug="ray-task"), grade=5)
-        review_record(user=bob, card=Card.objects.get(slug="ray-actor"), grade=4)
-        review_record(user=bob, card=Card.objects.get(slug="env-runner"), grade=2)
+        # Both review on the review page, with the keyboard: bob Good then Again.
+        review(bobs_page, ["3", "1"])
+        review(page, ["3"])
 
-        bobs_page.reload()
+        bobs_page.goto("/teams/ray-cohort/")
         table = bobs_page.locator("#member-table")
         assert table.locator("th[scope=row]", has_text="alice").is_visible()
         assert table.locator("th[scope=row]", has_text="bob").is_visible()
