@@ -266,3 +266,19 @@ def test_progress_takes_seven_queries_whatever_the_team_size(size, django_assert
     assert len(rows) == size - len(range(0, size, 7)) + 1  # hidden rows left out, owner's own kept
     assert sum(m.cards_learned for m in progress.members) > 0
     assert all(m.reviews_7d == 3 for m in progress.members)
+
+
+@pytest.mark.parametrize(
+    ("days_ago", "streak"),
+    [
+        ([], 0),
+        ([0], 1),
+        ([1], 1),  # yesterday's streak survives until today is over
+        ([2], 0),
+        ([0, 1, 2, 4], 3),
+        ([1, 2, 3], 3),
+    ],
+)
+def test_streak_counts_consecutive_days_ending_today_or_yesterday(days_ago, streak):
+    today = NOW.date()
+    assert selectors._streak({today - timedelta(days=d) for d in days_ago}, today) == streak
