@@ -22,7 +22,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def deck(request: HttpRequest, slug: str) -> HttpResponse:
     deck = selectors.deck_detail(request.user, slug)
-    return render(request, "decks/deck.html", {"deck": deck})
+    checks = quiz_selectors.deck_knowledge_checks(deck)
+    return render(request, "decks/deck.html", {"deck": deck, "knowledge_checks": checks})
 
 
 def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResponse:

@@ -1,6 +1,6 @@
 """Reads shared by the quiz pages and the API."""
 
-from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
@@ -56,6 +56,15 @@ def quiz_with_cards(quiz_id: int) -> Quiz:
         Quiz.objects.select_related("deck", "section")
         .prefetch_related(*TAKING, Prefetch("questions__cards", queryset=cards))
         .get(pk=quiz_id)
+    )
+
+
+def deck_knowledge_checks(deck) -> list[Quiz]:
+    """The knowledge checks of a deck, its deck-wide final check first, then section by section."""
+    return list(
+        Quiz.objects.filter(deck=deck, kind=Quiz.Kind.KNOWLEDGE_CHECK)
+        .select_related("section")
+        .order_by(F("section__order").asc(nulls_first=True), "order", "id")
     )
 
 

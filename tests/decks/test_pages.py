@@ -23,7 +23,7 @@ def test_drafts_are_hidden_from_learners_but_shown_to_staff(client, small_deck, 
 
 
 def test_deck_page_shows_objectives_and_sections(client, small_deck, django_assert_num_queries):
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(3):
         response = client.get(small_deck.get_absolute_url())
     body = response.content.decode()
     assert "Tell a task from an actor" in body
@@ -109,3 +109,11 @@ def test_log_in_and_out(client, alice):
     )
     assert response.status_code == 302
     assert client.post(reverse("accounts:logout")).status_code == 302
+
+
+def test_deck_page_links_every_knowledge_check_final_first(client, seeded):
+    body = client.get("/decks/distributed-rl-on-ray/").content.decode()
+    assert body.count('href="/quizzes/knowledge-check-') == 8
+    assert body.index('href="/quizzes/final-knowledge-check/"') < body.index(
+        'href="/quizzes/knowledge-check-'
+    )
