@@ -206,7 +206,8 @@ def card_update(
     restored_from: Revision | None = None,
     **fields,
 ) -> Revision | None:
-    """Edit a card in place; returns the new revision, or None when nothing changed."""
+    """Edit a card in place; returns the new revision (with ``requeued``: how many learners now
+    have the card due), or None when nothing changed."""
     unknown = set(fields) - set(CARD_FIELDS)
     if unknown:
         raise ValidationError({sorted(unknown)[0]: "not a card field"})
@@ -230,8 +231,7 @@ def card_update(
         source=source,
         restored_from=restored_from,
     )
-    if changes_answer:
-        card_learners_requeue(card)
+    revision.requeued = card_learners_requeue(card) if changes_answer else 0
     return revision
 
 
@@ -498,6 +498,17 @@ def quiz_delete(*, quiz: Quiz) -> None:
     if attempts:
         raise ValidationError({"quiz": f"quiz {quiz.slug!r} has {attempts} attempts; keep it"})
     quiz.delete()
+
+
+@transaction.atomic
+def question_move(*, question: Question, direction: str) -> bool:
+    """Move a question one place up or down in its quiz (the author's order)."""
+    rows = list(question.quiz.questions.order_by("order", "id").select_for_update())
+    index = next(i for i, row in enumerate(rows) if row.pk == question.pk)
+    if not _swap(rows, index, direction):
+        return False
+    Question.objects.bulk_update(rows, ["order"])
+    return True
 
 
 @transaction.atomic

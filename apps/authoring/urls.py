@@ -29,6 +29,7 @@ urlpatterns = [
     path("quizzes/<slug:slug>/", views.quiz, name="quiz"),
     path("quizzes/<slug:slug>/questions/new/", views.question, name="question-new"),
     path("questions/<int:pk>/", views.question, name="question"),
+    path("questions/<int:pk>/move/", views.question_move, name="question-move"),
     path("questions/<int:pk>/history/", views.question_history, name="question-history"),
     path("questions/<int:pk>/delete/", views.question_delete, name="question-delete"),
 ]

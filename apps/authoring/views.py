@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -280,7 +281,10 @@ def card(request, pk: int):
                 messages.info(request, "Nothing changed.")
             elif revision.changes_answer:
                 messages.success(
-                    request, f"Saved revision {revision.number}; learners review this card again."
+                    request,
+                    f"Saved revision {revision.number}; {revision.requeued} "
+                    f"learner{pluralize(revision.requeued)} who studied this card review it again"
+                    " now.",
                 )
             else:
                 messages.success(
@@ -475,6 +479,18 @@ def question(request, pk: int | None = None, slug: str | None = None):
         request, "authoring/question.html", _question_context(quiz, question, values, errors),
         status=400 if errors else 200,
     )  # fmt: skip
+
+
+@require_POST
+@author_required
+def question_move(request, pk: int):
+    question = selectors.question_for_author(request.user, pk)
+    services.question_move(question=question, direction=request.POST.get("direction", ""))
+    if request.htmx:
+        quiz = question.quiz
+        context = {"quiz": quiz, "questions": quiz.questions.prefetch_related("cards")}
+        return render(request, "authoring/quiz.html#questions", context)
+    return redirect("authoring:quiz", slug=question.quiz.slug)
 
 
 @author_required

@@ -42,7 +42,7 @@ def test_changes_the_answer_on_the_card_page_requeues(dave_client, ray_task, ali
     url = reverse("authoring:card", args=[ray_task.pk])
     post = _card_post(ray_task, back="Something else entirely.", changes_answer="on")
     response = dave_client.post(url, post, follow=True)
-    assert "learners review this card again" in response.content.decode()
+    assert "1 learner who studied this card review it again now" in response.content.decode()
     state = CardState.objects.get(pk=alice_studied.pk)
     assert state.due_at < alice_studied.due_at
     assert state.repetitions == alice_studied.repetitions
@@ -187,6 +187,21 @@ def test_deck_editor_query_count_does_not_grow_with_cards(
         small_deck.cards.create(section=core, slug=f"extra-{i}", order=10 + i, front="F", back="B")
     with django_assert_num_queries(11):
         dave_client.get(url)
+
+
+def test_questions_reorder_on_the_quiz_page(dave_client, quiz, question):
+    second = quiz.questions.create(slug="second", kind="single", prompt="Second?",
+                                   explanation="E", order=1)  # fmt: skip
+    response = dave_client.post(
+        reverse("authoring:question-move", args=[second.pk]), {"direction": "up"},
+        HTTP_HX_REQUEST="true",
+    )  # fmt: skip
+    html = response.content.decode()
+    assert html.lstrip().startswith('<table class="author-table" id="questions">')
+    assert html.index("Second?") < html.index("Which one keeps state?")
+    assert list(quiz.questions.order_by("order").values_list("slug", flat=True)) == [
+        "second", "task-or-actor",
+    ]  # fmt: skip
 
 
 def test_quiz_settings_on_the_quiz_page(dave_client, quiz):

@@ -74,6 +74,8 @@ PAGES = [
      lambda w: {"slug": "task-or-actor", "kind": "single", "prompt": "Which keeps state?",
                 "explanation": "E", "points": "2", "options": "[x] An actor\n[ ] A task",
                 "cards": ["ray-actor"]}, False),
+    ("question-move", "post", lambda w: reverse("authoring:question-move", args=[w["question"].pk]),
+     lambda w: {"direction": "up"}, False),
     ("question-history", "get",
      lambda w: reverse("authoring:question-history", args=[w["question"].pk]), None, False),
     ("question-delete", "post",
