@@ -141,7 +141,15 @@ def queue(
             kind: sum(1 for i in items if i.kind == kind) for kind in ("redrill", "due", "new")
         }
         return Queue(items, counts, day.now, day.zone, limits)
-    counts = {"redrill": redrills.count(), "due": reviews.count(), "new": new.count()}
+    # Both state counts in one pass over today's due range (re-drills are found in it anyway).
+    states = due.aggregate(
+        redrill=Count("id", filter=again_today), due=Count("id", filter=~again_today)
+    )
+    counts = {
+        "redrill": states["redrill"],
+        "due": min(states["due"], day.reviews_left),
+        "new": new.count(),
+    }
     items: list[QueueItem] = []
     target = size + (1 if avoid else 0)
     for kind, source in (("redrill", redrills), ("due", reviews), ("new", new)):

@@ -57,7 +57,6 @@ def _replay(user, client_id: uuid.UUID | None, card: Card, grade: int) -> Review
     return log
 
 
-@transaction.atomic
 def review_record(
     *,
     user,
@@ -70,8 +69,10 @@ def review_record(
     """Grade `card` for `user` and return (log, created). The same client_id again returns the
     first log with created=False and changes nothing, so a double click or a retry counts once.
 
-    The state row is locked (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises writers), so
-    two concurrent grades of one card apply one after the other and the second sees the first.
+    Each attempt is one atomic transaction that locks the state row (SELECT ... FOR UPDATE on
+    PostgreSQL; SQLite serialises writers), so two concurrent grades of one card apply one after
+    the other and the second sees the first. (No outer transaction: a retry after a unique
+    violation needs a fresh one, and a savepoint per review would cost two round trips.)
     """
     grade = scheduler.check_grade(grade)
     if isinstance(client_id, str):

@@ -50,8 +50,11 @@ def _session_start(request, *, fresh: bool) -> datetime:
     since = datetime.fromisoformat(saved["since"]) if saved.get("since") else None
     last = datetime.fromisoformat(saved["last"]) if saved.get("last") else None
     if since is None or (fresh and (last is None or now - last > SESSION_IDLE)):
-        since = now
-    request.session[SESSION_KEY] = {"since": since.isoformat(), "last": now.isoformat()}
+        since = last = None
+    # Saved at most once a minute: a session row UPDATE per card would be most of a review.
+    if last is None or now - last > timedelta(minutes=1):
+        since = since or now
+        request.session[SESSION_KEY] = {"since": since.isoformat(), "last": now.isoformat()}
     return since
 
 
@@ -73,11 +76,16 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
 
 
 def _review_context(
-    request, deck: Deck | None, *, since: datetime, item=None, notice="", avoid=None
+    request, deck: Deck | None, *, since: datetime, item=None, notice="", avoid=None, done=None
 ):
+    """What the review fragment shows. `done` (reviews so far this session) travels in the form,
+    so a grade costs no summary query; it is counted from the log on a page load and at the end."""
     queue = selectors.queue(request.user, deck, size=1, avoid=avoid)
     item = item or queue.next
-    summary = selectors.session_summary(request.user, since)
+    summary = None
+    if done is None or item is None:
+        summary = selectors.session_summary(request.user, since)
+        done = summary.reviews
     remaining = queue.total
     context = {
         "deck": deck,
@@ -85,9 +93,9 @@ def _review_context(
         "item": item,
         "notice": notice,
         "summary": summary,
-        "done": summary.reviews,
+        "done": done,
         "remaining": remaining,
-        "progress_max": summary.reviews + remaining,
+        "progress_max": done + remaining,
         "grade_url": reverse("study:review-deck", args=[deck.slug])
         if deck
         else reverse("study:review"),
@@ -139,33 +147,36 @@ def index(request):
 def review(request, deck_slug: str | None = None):
     """The review loop. GET shows the next card; POST grades one and shows the next (htmx swaps
     the fragment; without htmx the browser is redirected back here)."""
-    deck = _deck(request.user, deck_slug)
-    notice, avoid = "", None
+    notice, avoid, done = "", None, None
     if request.method == "POST":
         since = _session_start(request, fresh=False)
         card = _posted_card(request)
-        avoid = card.pk
+        # The card comes with its deck; look the deck up only if the URL names another one.
+        deck = card.deck if card.deck.slug == deck_slug else _deck(request.user, deck_slug)
+        avoid, done = card.pk, _count(request.POST.get("done"))
         try:
             grade = int(request.POST.get("grade", ""))
         except ValueError:
             grade = request.POST.get("grade")
         try:
-            services.review_record(
+            _, created = services.review_record(
                 user=request.user,
                 card=card,
                 grade=grade,
                 client_id=_uuid(request.POST.get("client_id")),
                 duration_ms=_duration(request.POST.get("shown_at")),
             )
-        except scheduler.GradeError as exc:
+        except (scheduler.GradeError, services.StudyError) as exc:
             notice = str(exc)
-        except services.StudyError as exc:
-            notice = str(exc)
+        else:
+            if done is not None and created:
+                done += 1
         if not request.htmx:
             return redirect(request.path)
     else:
+        deck = _deck(request.user, deck_slug)
         since = _session_start(request, fresh=not request.htmx)
-    context = _review_context(request, deck, since=since, notice=notice, avoid=avoid)
+    context = _review_context(request, deck, since=since, notice=notice, avoid=avoid, done=done)
     return _render_review(request, context)
 
 
@@ -175,15 +186,17 @@ def undo(request):
     """Undo the latest review and show that card again (Z on the review page)."""
     deck = _deck(request.user, request.POST.get("deck"))
     since = _session_start(request, fresh=False)
+    done = _count(request.POST.get("done"))
     try:
         log = services.review_undo(user=request.user)
     except services.StudyError as exc:
-        context = _review_context(request, deck, since=since, notice=str(exc))
+        context = _review_context(request, deck, since=since, notice=str(exc), done=done)
     else:
         card = Card.objects.select_related("section").get(pk=log.card_id)
         item = selectors.queue_item(request.user, card)
         notice = f"Undid grade {log.grade} on this card; grade it again."
-        context = _review_context(request, deck, since=since, item=item, notice=notice)
+        done = max(0, done - 1) if done is not None else None
+        context = _review_context(request, deck, since=since, item=item, notice=notice, done=done)
     if not request.htmx:
         return redirect(context["grade_url"])
     return _render_review(request, context)
@@ -207,7 +220,9 @@ def _suspended_next(request):
     deck = _deck(request.user, request.POST.get("deck"))
     since = _session_start(request, fresh=False)
     notice = "Card suspended: it stays out of your queue until you unsuspend it."
-    return _render_review(request, _review_context(request, deck, since=since, notice=notice))
+    done = _count(request.POST.get("done"))
+    context = _review_context(request, deck, since=since, notice=notice, done=done)
+    return _render_review(request, context)
 
 
 @login_required
@@ -274,10 +289,14 @@ def _posted_card(request, card_id=None) -> Card:
     if not str(card_id).isdigit():
         raise Http404("No such card.")
     return get_object_or_404(
-        Card.objects.select_related("section"),
+        Card.objects.select_related("deck", "section"),
         pk=card_id,
         deck__in=visible_decks(request.user),
     )
+
+
+def _count(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() and len(text) < 7 else None
 
 
 def _uuid(text: str | None) -> uuid.UUID | None:

@@ -157,10 +157,10 @@ def test_review_post_query_count_is_constant(
         small_deck.cards.create(section=section, slug=f"x-{i}", order=50 + i, front="f", back="b")
     task = card_id(small_deck, "ray-task")
     as_alice.get("/api/study/queue/")  # the profile exists
-    # card lookup; two savepoints and their releases (the outer one is BEGIN/COMMIT outside
-    # tests); lock the state row, replay check, insert state, insert log; a new card also
-    # moves the new-card cursor (insert-if-missing, conditional update). Profile is cached.
-    with django_assert_num_queries(11):
+    # card lookup; a savepoint and its release (BEGIN/COMMIT outside tests); lock the state
+    # row, replay check, insert state, insert log; a new card also moves the new-card cursor
+    # (insert-if-missing, conditional update). The profile is cached on the user.
+    with django_assert_num_queries(9):
         response = as_alice.post(
             "/api/reviews/", {"card": task, "grade": 4, "client_id": str(uuid.uuid4())}
         )
@@ -169,7 +169,7 @@ def test_review_post_query_count_is_constant(
                   now=timezone.now() - timedelta(days=2))  # fmt: skip
     actor = card_id(small_deck, "ray-actor")
     # a due card without client_id: no replay check, no cursor work, the state row updated
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(6):
         response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
 

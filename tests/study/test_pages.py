@@ -149,3 +149,21 @@ def test_study_home_lists_due_and_new_per_deck(alice_client, alice, small_deck):
     review_record(user=alice, card=small_deck.cards.first(), grade=1)
     html = alice_client.get("/study/").content.decode()
     assert "1 due" in html and "4 new" in html
+
+
+@pytest.mark.parametrize("extra", [0, 150])
+def test_a_grade_on_the_review_page_costs_a_fixed_number_of_queries(
+    alice_client, alice, small_deck, extra, django_assert_num_queries
+):
+    section = small_deck.sections.first()
+    for i in range(extra):
+        small_deck.cards.create(section=section, slug=f"x-{i}", order=50 + i, front="f", back="b")
+    for card in small_deck.cards.all():  # every card learnt two days ago: all due now
+        review_record(user=alice, card=card, grade=4, now=timezone.now() - timedelta(days=2))
+    html = alice_client.get("/study/review/ray-basics/", HTTP_HX_REQUEST="true").content.decode()
+    payload = {**form_values(html), "grade": "4", "done": "3"}
+    # session, user, profile; card with its deck; savepoint, lock, replay check, update state,
+    # insert log, release; today's counts, state counts, new count, the next card
+    with django_assert_num_queries(14):
+        response = alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
+    assert 'value="4" max=' in response.content.decode()  # done travels in the form
