@@ -40,7 +40,7 @@ PG_URL = os.environ.get(
 BIG = "bench-100k"
 SHIPPED = "distributed-rl-on-ray"
 LOOP_USERS = 64
-PORT = int(os.environ.get("BENCH_PORT", "8765"))
+PORT = int(os.environ.get("BENCH_PORT", "18765"))
 
 ENV = {
     "DATABASE_URL": PG_URL,
@@ -324,6 +324,8 @@ def start_gunicorn() -> subprocess.Popen:
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{PORT}/bench/bare/{first}/", timeout=2)
+            if proc.poll() is not None:  # someone else answers on this port
+                raise SystemExit(f"port {PORT} is taken; set BENCH_PORT")
             return proc
         except OSError:
             time.sleep(0.2)

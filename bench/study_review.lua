@@ -32,7 +32,8 @@ function request()
   end
   n = n + 1
   headers["Content-Type"] = "application/x-www-form-urlencoded"
-  local body = "card=" .. card .. "&grade=" .. grades[(n % #grades) + 1] .. "&client_id=" .. client_id
+  local body = "card=" .. card .. "&grade=" .. grades[(n % #grades) + 1] .. "&client_id=" ..
+    client_id .. "&done=" .. (n - 1)
   return wrk.format("POST", path, headers, body)
 end
 
