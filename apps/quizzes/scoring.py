@@ -226,9 +226,11 @@ def _question_problems(question: Question, answer: Answer, owner: Mapping[str, s
                 )
             elif right is None:
                 continue
+            elif not isinstance(right, str):  # a list or an object cannot be looked up
+                yield unknown(right, "right-hand item")
             elif right in question.key:
                 yield f'"{right}" is a left item; values must be right-hand ids'
-            elif not isinstance(right, str) or right not in rights:
+            elif right not in rights:
                 yield unknown(right, "right-hand item")
 
 

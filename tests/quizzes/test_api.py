@@ -220,3 +220,12 @@ def test_query_counts_do_not_grow_with_questions(client, core_check, django_asse
     # cards for the result
     with django_assert_num_queries(10):
         assert post(client, "core-check", answers).status_code == 201
+
+
+@pytest.mark.parametrize("right", [["x"], {"a": 1}])
+def test_a_matching_answer_with_a_list_or_object_for_a_right_id_is_a_400(client, core_check, right):
+    match = q("core-match-scored")
+    response = post(client, "core-check", {match.key: {match.pairs.first().left_key: right}})
+    assert response.status_code == 400
+    assert "right-hand item ids are strings" in response.json()["error"]
+    assert not Attempt.objects.exists()

@@ -212,3 +212,9 @@ def test_shuffle_differs_between_attempts_and_puts_the_right_choice_anywhere():
     assert shuffled(items, seed=7, salt="q1") != shuffled(items, seed=7, salt="q2") or (
         shuffled(items, seed=8, salt="q1") != shuffled(items, seed=8, salt="q2")
     )
+
+
+@pytest.mark.parametrize("right", [["r1"], {"r1": True}])
+def test_a_list_or_object_as_a_right_hand_id_is_a_message_not_a_crash(right):
+    problems = answer_problems(QUIZ, {"q4": {"l1": right}})
+    assert any("right-hand item ids are strings" in text for _, text in problems), problems
