@@ -10,6 +10,12 @@ from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
 
 
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """Hashing test users' passwords with PBKDF2 would dominate the suite and tests nothing."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def _user(django_user_model, username: str, **extra):
     user = django_user_model.objects.create_user(
         username=username, password=f"pw-{username}-123", **extra

@@ -57,10 +57,3 @@ def quiz(small_deck):
 @pytest.fixture
 def question(quiz) -> Question:
     return quiz.questions.get()
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    """The permission matrix makes hundreds of users; hashing their passwords slowly tests
-    nothing here."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -21,9 +21,3 @@ def team(alice, bob, charlie, small_deck):
     Membership.objects.create(team=team, user=bob)
     Membership.objects.create(team=team, user=charlie, hidden=True)
     return team
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    # Four users per test: PBKDF2 would dominate the run time.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
