@@ -167,9 +167,9 @@ class TeamProgress(APIView):
             "member their mastery per section, cards learned, due backlog, reviews in the last 7 "
             "and 30 local days, retention, streak, best knowledge-check scores, readiness and "
             "last activity, and the five weakest cards. Members who hid their details are left "
-            "out of `members` (except from their own view) but counted in `team.averages`, "
-            "unless exactly one member is hidden from you: then they are left out of the "
-            "averages too, which would otherwise give their figures away. "
+            "out of `members` (except from their own view) but counted in `team.averages` "
+            "and `weakest`, unless exactly one member is hidden from you: then they are left "
+            "out of those too, which would otherwise give their figures away. "
             "Shares are 0..1. `?sort=` takes a column name (e.g. `-readiness`, `username`). "
             "Not a member: 404."
         ),
@@ -177,7 +177,7 @@ class TeamProgress(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         membership = selectors.membership_for(request.user, slug)
-        progress = selectors.team_progress(membership.team)
+        progress = selectors.team_progress(membership.team, viewer_id=request.user.pk)
         return Response(progress_json(progress, request.user.pk, request))
 
 

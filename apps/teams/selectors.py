@@ -24,8 +24,9 @@ over members. The definitions below are the ones the dashboard page explains.
 
 Privacy: a member who hides their details is counted in the team's averages and in the weakest
 concepts, but never appears as a row to anyone but themself. When exactly one member is hidden
-from a viewer, the averages that viewer sees leave that member out too: otherwise the average
-and the visible rows would give their figures away.
+from a viewer, the averages and the weakest concepts that viewer sees leave that member out too:
+otherwise the averages and the visible rows (or, for a card's learner count, the viewer's own
+cards) would give their figures away.
 """
 
 from __future__ import annotations
@@ -198,10 +199,7 @@ class TeamProgress:
         """The team's averages as `viewer_id` may see them: over every member, hidden ones
         included, except when exactly one member is hidden from this viewer. Then the average
         and the visible rows would give that member's figures away, so they are left out."""
-        unseen = [m.user_id for m in self.members if m.hidden and m.user_id != viewer_id]
-        counted = self.members
-        if len(unseen) == 1:
-            counted = [m for m in self.members if m.user_id != unseen[0]]
+        counted = _counted_for(self.members, viewer_id)
         n = len(counted) or 1
         retentions = [m.retention for m in counted if m.retention is not None]
         mastery = {
@@ -225,6 +223,15 @@ class TeamProgress:
             knowledge=sum(m.knowledge for m in counted) / n,
             readiness=sum(m.readiness for m in counted) / n,
         )
+
+
+def _counted_for(members: list[MemberFigures], viewer_id: int | None) -> list[MemberFigures]:
+    """The members a viewer's aggregates are over: all of them, except a member who is the only
+    one hidden from this viewer (an aggregate next to the rows the viewer sees would be theirs)."""
+    unseen = [m.user_id for m in members if m.hidden and m.user_id != viewer_id]
+    if viewer_id is None or len(unseen) != 1:
+        return members
+    return [m for m in members if m.user_id != unseen[0]]
 
 
 SORT_KEYS = {
@@ -280,8 +287,12 @@ def _streak(days: set[date], today: date) -> int:
     return streak
 
 
-def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
-    """Every figure of the team dashboard in seven queries, whatever the team or deck size."""
+def team_progress(
+    team: Team, *, now: datetime | None = None, viewer_id: int | None = None
+) -> TeamProgress:
+    """Every figure of the team dashboard in seven queries, whatever the team or deck size.
+    With `viewer_id`, the weakest concepts are counted over the members that viewer's averages
+    are over (see `TeamProgress.averages_for`)."""
     now = now or timezone.now()
     member_ids = Membership.objects.filter(team=team).values("user_id")
     memberships = list(
@@ -408,7 +419,8 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
             + WEIGHTS["retention"] * (member.retention or 0.0)
         )
 
-    n = len(members) or 1
+    counted_ids = [m.user_id for m in _counted_for(members, viewer_id)]
+    n = len(counted_ids) or 1
     # The members' learned states are joined ON the condition, so the join touches only this
     # team's rows instead of every learner's states (5x faster than COUNT ... FILTER at 200
     # members on PostgreSQL; a correlated subquery was slower still).
@@ -420,7 +432,7 @@ def team_progress(team: Team, *, now: datetime | None = None) -> TeamProgress:
                 "states",
                 condition=Q(
                     # FilteredRelation takes no subquery; [0] keeps SQL valid with no members.
-                    states__user_id__in=list(by_user) or [0],
+                    states__user_id__in=counted_ids or [0],
                     states__repetitions__gte=LEARNED_MIN_REPETITIONS,
                     states__due_at__gte=now - LEARNED_OVERDUE_GRACE,
                 ),

@@ -74,7 +74,7 @@ def index(request: HttpRequest) -> HttpResponse:
 @login_required
 def dashboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     membership = selectors.membership_for(request.user, slug)
-    progress = selectors.team_progress(membership.team)
+    progress = selectors.team_progress(membership.team, viewer_id=request.user.pk)
     visible = progress.visible_rows(request.user.pk)
     rows, sort = selectors.sort_rows(visible, request.GET.get("sort"))
     context = {
@@ -116,7 +116,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """The dashboard's figures as CSV: one row per visible member, then the team average over
     every member (hidden ones included). Shares are whole percentages."""
     membership = selectors.membership_for(request.user, slug)
-    progress = selectors.team_progress(membership.team)
+    progress = selectors.team_progress(membership.team, viewer_id=request.user.pk)
     rows, _ = selectors.sort_rows(progress.visible_rows(request.user.pk), request.GET.get("sort"))
     stamp = timezone.localtime(progress.now).strftime("%Y-%m-%d")
     response = HttpResponse(content_type="text/csv; charset=utf-8")

@@ -143,3 +143,18 @@ def test_list_queries_do_not_grow_with_teams(
     api_client.force_authenticate(alice)
     with django_assert_num_queries(1):
         assert len(api_client.get("/api/teams/").json()) == 3
+
+
+def test_progress_does_not_give_a_lone_hidden_member_away_through_the_weakest_cards(
+    api_client, team, alice, bob, charlie, small_deck
+):
+    card = Card.objects.get(deck=small_deck, slug="ray-task")
+    CardState.objects.create(
+        user=charlie, card=card, deck=small_deck, repetitions=3, interval_days=6,
+        due_at=timezone.now() + timedelta(days=3),
+    )  # fmt: skip
+    api_client.force_authenticate(alice)
+    weakest = {
+        w["slug"]: w for w in api_client.get("/api/teams/ray-cohort/progress/").json()["weakest"]
+    }
+    assert (weakest["ray-task"]["learners"], weakest["ray-task"]["share"]) == (0, 0)

@@ -238,3 +238,11 @@ def test_deleting_a_team_needs_its_slug_typed(client, team, alice):
     assert Team.objects.filter(pk=team.pk).exists()
     client.post("/teams/ray-cohort/delete/", {"confirm": "ray-cohort"})
     assert not Team.objects.filter(pk=team.pk).exists()
+
+
+def test_the_weakest_concepts_leave_out_a_lone_hidden_member(client, studied, alice):
+    """Only charlie (hidden) learned ray-actor: "learned by 1 of 3" would name him to alice."""
+    client.force_login(alice)
+    html = client.get("/teams/ray-cohort/").content.decode()
+    assert "learned by 0 of 2 (0%), Ray core" in html
+    assert "learned by 1 of 3" not in html

@@ -282,3 +282,15 @@ def test_progress_takes_seven_queries_whatever_the_team_size(size, django_assert
 def test_streak_counts_consecutive_days_ending_today_or_yesterday(days_ago, streak):
     today = NOW.date()
     assert selectors._streak({today - timedelta(days=d) for d in days_ago}, today) == streak
+
+
+def test_a_lone_hidden_member_is_left_out_of_the_weakest_concepts_others_see(
+    world, team, alice, charlie
+):
+    """Only alice and charlie (hidden) learned ray-task, and alice knows her own cards: a count
+    of 2 would tell her that charlie learned it."""
+    seen_by_alice = selectors.team_progress(team, now=NOW, viewer_id=alice.pk)
+    weakest = {w.card.slug: w for w in seen_by_alice.weakest}
+    assert (weakest["ray-task"].learners, weakest["ray-task"].share) == (1, 0.5)
+    seen_by_charlie = selectors.team_progress(team, now=NOW, viewer_id=charlie.pk)
+    assert {w.card.slug: w.learners for w in seen_by_charlie.weakest}["ray-task"] == 2
