@@ -28,11 +28,10 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     raw = (high - low) / count
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.floor(low / step) * step
-    ticks, value = [], first
-    while value <= high + step * 0.5:
-        ticks.append(round(value, 10))
-        value += step
+    first = math.floor(low / step + 1e-9) * step
+    ticks = [round(first, 10)]
+    while ticks[-1] < high - 1e-9:  # the last tick is at or above the highest value
+        ticks.append(round(ticks[-1] + step, 10))
     return ticks
 
 

@@ -67,6 +67,16 @@ class DemoRun(models.Model):
         return round(100 * (1.0 if self.status == self.Status.SUCCEEDED else self.progress))
 
     @property
+    def summary_rows(self) -> list[tuple[str, object]]:
+        """The summary as (name, value) pairs for tables (templates cannot call dict.items
+        when a summary happens to have a key named "items")."""
+        return [(k, v) for k, v in (self.summary or {}).items() if k != "effect"]
+
+    @property
+    def param_rows(self) -> list[tuple[str, object]]:
+        return list((self.params or {}).items())
+
+    @property
     def duration_s(self) -> float | None:
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()

@@ -34,16 +34,18 @@ def _piecemeal(g, work_s, wait_s, scope, report, deadline) -> dict:
         for job in jobs.values():
             job.append(scope.actor(GangMember.remote()))
     calls = {name: [m.work.remote(work_s) for m in members] for name, members in jobs.items()}
+    probes = {name: [m.__ray_ready__.remote() for m in members] for name, members in jobs.items()}
     start, done = time.perf_counter(), set()
     while time.perf_counter() - start < wait_s and len(done) < 2:
         deadline.check()
         time.sleep(TICK_S)
         done |= {name for name, refs in calls.items() if _job_done(refs)}
         report({"series": "piecemeal", "x": round(time.perf_counter() - start, 2), "y": len(done)})
-    started = {}
-    for name, members in jobs.items():
-        probes = [m.__ray_ready__.remote() for m in members]
-        started[name] = len(ray.wait(probes, num_returns=g, timeout=0.5)[0])
+    # Actors that got a CPU start within a second or two; the others stay pending for good.
+    ray.wait(sum(probes.values(), []), num_returns=2 * g, timeout=min(2.0, deadline.remaining()))
+    started = {
+        name: len(ray.wait(refs, num_returns=g, timeout=0)[0]) for name, refs in probes.items()
+    }
     for members in jobs.values():
         for m in members:
             scope.kill(m)
