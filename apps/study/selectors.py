@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
@@ -114,42 +116,70 @@ def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     return cards.filter(~Exists(seen)).order_by("id")
 
 
+def _counts(*parts: tuple[QuerySet, int | None]) -> list[int]:
+    """COUNT(*) of each (queryset, limit) in one round trip: SELECT (SELECT COUNT(*) FROM (...)),
+    ... A limit bounds the work: counting stops at what the day allows anyway."""
+    selects, params = [], []
+    for i, (qs, limit) in enumerate(parts):
+        qs = qs.values("pk") if limit is not None else qs.order_by().values("pk")
+        try:
+            if limit == 0:
+                raise EmptyResultSet
+            sql, part_params = (qs[:limit] if limit is not None else qs).query.sql_with_params()
+        except EmptyResultSet:
+            selects.append("0")
+            continue
+        selects.append(f"(SELECT COUNT(*) FROM ({sql}) AS part{i})")
+        params.extend(part_params)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(selects), params)
+        return [int(n) for n in cursor.fetchone()]
+
+
 def queue(
     user, deck: Deck | None = None, *, size: int | None = None, avoid: int | None = None, now=None
 ) -> Queue:
     """The learner's queue, across all published decks or in one deck.
 
-    With `size`, only the first `size` items are loaded (the review page needs one) and the
-    counts come from bounded COUNT queries; without it every item is loaded. `avoid` (a card id,
-    the one just graded) is moved out of the loaded items unless nothing else is left, so a card
-    failed a moment ago does not come straight back while other cards wait.
+    Without `size` every item is loaded (the API), in four queries. With `size` only the first
+    `size` items are (the review page needs one): the day's counts and the queue's counts come
+    in one round trip, the next card in another. `avoid` (a card id, the one just graded) is
+    moved behind the others unless nothing else is left, so a card failed a moment ago does not
+    come straight back while other cards wait.
     """
-    day = today(user, now)
-    due = _states(user, deck).filter(due_at__lt=day.end).select_related("card", "card__section")
+    now = now or timezone.now()
+    profile = profile_for(user)
+    zone = profile.zone
+    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
+    due = _states(user, deck).filter(due_at__lt=end).select_related("card", "card__section")
     # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
     # and are not held back by the daily review limit (a day's work is not done until they pass).
-    again_today = Q(needs_redrill=True) | Q(last_reviewed_at__gte=day.start)
+    again_today = Q(needs_redrill=True) | Q(last_reviewed_at__gte=start)
     redrills = due.filter(again_today).order_by("due_at", "id")
-    reviews = due.exclude(again_today).order_by("due_at", "id")[: day.reviews_left]
-    new = _new_cards(user, deck).select_related("section")[: day.new_left]
-    limits = {"new": day.new_left, "due": day.reviews_left}
+    reviews = due.exclude(again_today).order_by("due_at", "id")
+    new = _new_cards(user, deck).select_related("section")
     if size is None:
+        day = today(user, now)
+        new_left, reviews_left = day.new_left, day.reviews_left
         items = [QueueItem(s.card, s, "redrill") for s in redrills]
-        items += [QueueItem(s.card, s, "due") for s in reviews]
-        items += [QueueItem(c, None, "new") for c in new]
+        items += [QueueItem(s.card, s, "due") for s in reviews[:reviews_left]]
+        items += [QueueItem(c, None, "new") for c in new[:new_left]]
         counts = {
             kind: sum(1 for i in items if i.kind == kind) for kind in ("redrill", "due", "new")
         }
-        return Queue(items, counts, day.now, day.zone, limits)
-    # Both state counts in one pass over today's due range (re-drills are found in it anyway).
-    states = due.aggregate(
-        redrill=Count("id", filter=again_today), due=Count("id", filter=~again_today)
+        limits = {"new": new_left, "due": reviews_left}
+        return Queue(items, counts, now, zone, limits)
+    logs = ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
+    new_done, reviews_done, n_again, n_due, n_new = _counts(
+        (logs.filter(kind=ReviewLog.Kind.NEW), None),
+        (logs.filter(kind=ReviewLog.Kind.REVIEW), None),
+        (redrills, None),
+        (reviews, profile.reviews_per_day),
+        (new, profile.new_cards_per_day),
     )
-    counts = {
-        "redrill": states["redrill"],
-        "due": min(states["due"], day.reviews_left),
-        "new": new.count(),
-    }
+    new_left = max(0, profile.new_cards_per_day - new_done)
+    reviews_left = max(0, profile.reviews_per_day - reviews_done)
+    counts = {"redrill": n_again, "due": min(n_due, reviews_left), "new": min(n_new, new_left)}
     items: list[QueueItem] = []
     target = size + (1 if avoid else 0)
     for kind, source in (("redrill", redrills), ("due", reviews), ("new", new)):
@@ -164,7 +194,8 @@ def queue(
         items = [item for item in items if item.card.pk != avoid] + [
             item for item in items if item.card.pk == avoid
         ]
-    return Queue(items[:size], counts, day.now, day.zone, limits)
+    limits = {"new": new_left, "due": reviews_left}
+    return Queue(items[:size], counts, now, zone, limits)
 
 
 def due_counts(

@@ -77,25 +77,31 @@ def review_record(
     grade = scheduler.check_grade(grade)
     if isinstance(client_id, str):
         client_id = uuid.UUID(client_id)
+    # The happy path never looks for a replay: the (user, client_id) unique constraint catches a
+    # second use, and the log is looked up only when something failed.
     for attempt in range(3):
         try:
             with transaction.atomic():
                 return _review_apply(user, card, grade, client_id, duration_ms, now)
         except IntegrityError:
-            # A concurrent request created the state row or used this client_id first: try again
-            # (READ COMMITTED sees its commit) and either replay it or grade the new state.
+            # This client_id was used, or a concurrent request created the state row: replay
+            # the first review, or try again (READ COMMITTED sees the other commit).
+            replayed = _replay(user, client_id, card, grade)
+            if replayed is not None:
+                return replayed, False
             if attempt == 2:
                 raise
+        except StudyError:
+            # A retry that waited for the first request's lock finds the card no longer due.
+            replayed = _replay(user, client_id, card, grade)
+            if replayed is not None:
+                return replayed, False
+            raise
     raise AssertionError("unreachable")
 
 
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
     row = CardState.objects.select_for_update().filter(user=user, card=card).first()
-    # Holding the row lock, look again: a concurrent request with this client_id may have just
-    # committed (it held the lock we waited for), and its review must be replayed, not refused.
-    replayed = _replay(user, client_id, card, grade)
-    if replayed is not None:
-        return replayed, False
     now = now or timezone.now()
     if row is None:
         before, kind = None, ReviewLog.Kind.NEW

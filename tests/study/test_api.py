@@ -158,9 +158,10 @@ def test_review_post_query_count_is_constant(
     task = card_id(small_deck, "ray-task")
     as_alice.get("/api/study/queue/")  # the profile exists
     # card lookup; a savepoint and its release (BEGIN/COMMIT outside tests); lock the state
-    # row, replay check, insert state, insert log; a new card also moves the new-card cursor
-    # (insert-if-missing, conditional update). The profile is cached on the user.
-    with django_assert_num_queries(9):
+    # row, insert state, insert log (a reused client_id is caught by the unique constraint, so
+    # no lookup first); a new card also moves the new-card cursor (insert-if-missing,
+    # conditional update). The profile is cached on the user.
+    with django_assert_num_queries(8):
         response = as_alice.post(
             "/api/reviews/", {"card": task, "grade": 4, "client_id": str(uuid.uuid4())}
         )
@@ -168,7 +169,7 @@ def test_review_post_query_count_is_constant(
     review_record(user=alice, card=small_deck.cards.get(slug="ray-actor"), grade=5,
                   now=timezone.now() - timedelta(days=2))  # fmt: skip
     actor = card_id(small_deck, "ray-actor")
-    # a due card without client_id: no replay check, no cursor work, the state row updated
+    # a due card: no cursor work, the state row updated instead of inserted
     with django_assert_num_queries(6):
         response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
