@@ -155,6 +155,9 @@ def used_before_message(team: Team) -> str:
 
 
 def _last_owner_guard(team: Team, membership: Membership, what: str) -> None:
+    # Callers lock `membership` with select_for_update(), which also locks the team's row
+    # (Membership's default ordering joins Team), so two owners leaving at once take turns
+    # and the second sees it is the last owner.
     if not membership.is_owner:
         return
     owners = Membership.objects.filter(team=team, role=Membership.Role.OWNER).count()

@@ -5,7 +5,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.teams import services
@@ -176,3 +176,50 @@ def test_concurrent_joins_never_exceed_max_uses(alice, django_user_model):
     assert invite.uses == 3
     assert InviteUse.objects.filter(invite=invite).count() == 3
     assert Membership.objects.filter(team=team).count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_owners_leaving_at_once_never_leave_the_team_without_an_owner(alice, bob, charlie):
+    """The first owner's leave is held open until the second has tried: the second must wait
+    for it and then see that it is the last owner, instead of counting two owners."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: SQLite serialises writers, so there is no race to lose")
+    team = services.team_create(user=alice, name="Race")
+    Membership.objects.create(team=team, user=bob, role=Membership.Role.OWNER)
+    Membership.objects.create(team=team, user=charlie)
+    first_left, second_done = threading.Event(), threading.Event()
+    outcomes = {}
+
+    def leave(user):
+        try:
+            services.team_leave(team=team, user=user)
+            outcomes[user.username] = "left"
+        except services.TeamError:
+            outcomes[user.username] = "refused"
+
+    def first():
+        try:
+            with transaction.atomic():
+                leave(alice)
+                first_left.set()
+                second_done.wait(timeout=2)  # with the fix, bob waits for this commit
+        finally:
+            connection.close()
+
+    def second():
+        try:
+            first_left.wait(timeout=5)
+            leave(bob)
+            second_done.set()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes == {"alice": "left", "bob": "refused"}
+    assert list(
+        Membership.objects.filter(team=team, role="owner").values_list("user", flat=True)
+    ) == [bob.pk]
