@@ -253,6 +253,10 @@ class MemberDelete(APIView):
     def delete(self, request: Request, slug: str, user_id: int) -> Response:
         membership = selectors.membership_for(request.user, slug)
         team = membership.team
+        if user_id != request.user.pk and not membership.is_owner:
+            # Refused before the lookup: a 404 for non-members would tell a member which ids
+            # belong to the team, hidden members included.
+            raise _refused(services.NotOwner(f"Only an owner of {team.name} can remove members."))
         target = get_object_or_404(get_user_model(), pk=user_id, team_memberships__team=team)
         try:
             if target == request.user:

@@ -158,3 +158,17 @@ def test_progress_does_not_give_a_lone_hidden_member_away_through_the_weakest_ca
         w["slug"]: w for w in api_client.get("/api/teams/ray-cohort/progress/").json()["weakest"]
     }
     assert (weakest["ray-task"]["learners"], weakest["ray-task"]["share"]) == (0, 0)
+
+
+def test_a_member_cannot_tell_who_else_is_in_the_team_by_trying_to_remove_them(
+    api_client, team, bob, charlie, dave
+):
+    """charlie hid his details; whether an id belongs to a member must not show through a
+    404-versus-403 difference to someone who may not remove anybody."""
+    api_client.force_authenticate(bob)
+    hidden = api_client.delete(f"/api/teams/ray-cohort/members/{charlie.pk}/")
+    stranger = api_client.delete(f"/api/teams/ray-cohort/members/{dave.pk}/")
+    nobody = api_client.delete("/api/teams/ray-cohort/members/999999/")
+    assert [hidden.status_code, stranger.status_code, nobody.status_code] == [403, 403, 403]
+    assert hidden.json() == stranger.json() == nobody.json()
+    assert Membership.objects.filter(team=team).count() == 3
