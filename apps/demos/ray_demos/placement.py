@@ -105,6 +105,12 @@ def _infeasible(wait_s, scope, deadline) -> dict:
 
 
 def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+    # Actors of a run that just ended can take a moment to hand their CPUs back.
+    settle_until = time.perf_counter() + min(5.0, deadline.remaining())
+    while free_cpus() < min(params["cpus_per_job"], cluster_cpus()) and (
+        time.perf_counter() < settle_until
+    ):
+        time.sleep(0.1)
     g = min(params["cpus_per_job"], int(free_cpus()))
     if g < 2:
         raise RuntimeError(
