@@ -154,7 +154,9 @@ def queue(
     due = _states(user, deck).filter(due_at__lt=end).select_related("card", "card__section")
     # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
     # and are not held back by the daily review limit (a day's work is not done until they pass).
-    again_today = Q(needs_redrill=True) | Q(last_reviewed_at__gte=start)
+    # Both were made due today by today's review, so they lie in the index range [start, end);
+    # a re-drill left over from an earlier day is simply due, most overdue first.
+    again_today = Q(due_at__gte=start) & (Q(needs_redrill=True) | Q(last_reviewed_at__gte=start))
     redrills = due.filter(again_today).order_by("due_at", "id")
     reviews = due.exclude(again_today).order_by("due_at", "id")
     new = _new_cards(user, deck).select_related("section")
@@ -233,7 +235,8 @@ def queue_item(user, card: Card, now: datetime | None = None) -> QueueItem:
     if state is None:
         return QueueItem(card, None, "new")
     start = scheduler.day_start(now, profile_for(user).zone)
-    again = state.needs_redrill or (state.last_reviewed_at and state.last_reviewed_at >= start)
+    seen_today = state.last_reviewed_at and state.last_reviewed_at >= start
+    again = state.due_at >= start and (state.needs_redrill or seen_today)
     return QueueItem(card, state, "redrill" if again else "due")
 
 

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
@@ -141,9 +142,11 @@ def grow(deck, extra: int):
 
 
 def learn_everything(user, deck, now):
-    """Every card learnt two days ago, the first one left waiting for its re-drill."""
+    """Every card learnt at `now`, the first one left waiting for its re-drill."""
     for i, c in enumerate(deck.cards.all()):
         review_record(user=user, card=c, grade=3 if i == 0 else 4, now=now)
+    first = deck.cards.order_by("id").first()
+    review_record(user=user, card=first, grade=3, now=timezone.now())  # flagged again today
 
 
 @pytest.mark.parametrize("extra", [0, 200])
@@ -227,3 +230,15 @@ def test_the_new_card_cursor_skips_known_cards_and_steps_back_on_undo(alice, sma
     assert [s for _, s in slugs(selectors.queue(alice, now=T0))] == [
         "ray-actor", "rllib-algorithm",
     ]  # fmt: skip
+
+
+def test_a_redrill_left_from_an_earlier_day_is_simply_due(alice, small_deck):
+    task = card(small_deck, "ray-task")
+    review_record(user=alice, card=task, grade=4, now=T0)
+    review_record(user=alice, card=task, grade=3, now=T0 + timedelta(days=1))  # flagged
+    two_days_on = T0 + timedelta(days=3)
+    q = selectors.queue(alice, small_deck, now=two_days_on)
+    assert slugs(q)[0] == ("due", "ray-task")
+    log, _ = review_record(user=alice, card=task, grade=5, now=two_days_on)
+    assert log.kind == "redrill"  # the re-drill rule still applies: n, EF and I unchanged
+    assert CardState.objects.get(user=alice, card=task).due_at == T0 + timedelta(days=7)
