@@ -16,6 +16,8 @@ from apps.quizzes.serializers import (
     QuizListSerializer,
 )
 
+# How many problems a refused attempt lists; enough to fix a client, not an echo of the body.
+MAX_PROBLEMS = 10
 ERROR = OpenApiResponse(description='JSON with an "error" sentence naming the question and why.')
 
 
@@ -173,6 +175,9 @@ class AttemptCreate(APIView):
             attempt = services.attempt_record(user=request.user, quiz=quiz, answers=answers)
         except services.AttemptRejected as exc:
             messages = [message for _, message in exc.problems] or [exc.message]
+            if len(messages) > MAX_PROBLEMS:  # a flood of bad ids is not echoed back in full
+                more = len(messages) - MAX_PROBLEMS
+                messages = [*messages[:MAX_PROBLEMS], f"…and {more} more problems like these."]
             raise exceptions.ValidationError({"answers": messages}) from None
         scored = {
             "score": attempt.score,

@@ -229,3 +229,15 @@ def test_a_matching_answer_with_a_list_or_object_for_a_right_id_is_a_400(client,
     assert response.status_code == 400
     assert "right-hand item ids are strings" in response.json()["error"]
     assert not Attempt.objects.exists()
+
+
+def test_a_flood_of_bad_picks_gets_a_short_answer(client, core_check):
+    """One bad id per message is useful; a megabyte of bad ids must not come back as ten."""
+    picks = [f"bad-{i}" for i in range(5000)]
+    response = post(client, "core-check", {q("store-multi").key: picks})
+    assert response.status_code == 400
+    problems = response.json()["answers"]
+    assert len(problems) <= 11
+    assert problems[-1] == "…and 4990 more problems like these."
+    assert len(response.content) < 4000
+    assert not Attempt.objects.exists()
