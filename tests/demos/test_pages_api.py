@@ -202,3 +202,14 @@ def test_the_web_process_never_imports_ray(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_alice_cancels_her_queued_run_from_its_page(client, alice):
+    run = DemoRun.objects.create(user=alice, demo="vtrace")
+    client.force_login(alice)
+    assert "Cancel run" in client.get(run.get_absolute_url()).content.decode()
+    response = client.post(reverse("demos:cancel", args=[run.pk]), follow=True)
+    run.refresh_from_db()
+    assert run.status == Status.CANCELLED
+    page = response.content.decode()
+    assert f"Run {run.pk} is cancelled." in page and "Cancel run" not in page
