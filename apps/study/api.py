@@ -19,6 +19,7 @@ from apps.study.serializers import (
     ReviewCreateSerializer,
     ReviewSerializer,
     UndoSerializer,
+    queue_data,
 )
 
 
@@ -46,9 +47,7 @@ class QueueView(APIView):
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
         queue = selectors.queue(request.user, deck)
-        body = {"deck": slug or None, "counts": queue.counts, "limits": queue.limits}
-        body["cards"] = queue.items
-        return Response(QueueSerializer(body).data)
+        return Response(queue_data(queue, slug or None))
 
 
 class ReviewCreate(APIView):

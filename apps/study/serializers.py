@@ -74,6 +74,42 @@ class CardStateSerializer(ScheduleSerializer):
     last_reviewed_at = serializers.DateTimeField(allow_null=True)
 
 
+_DATETIME = serializers.DateTimeField()
+
+
+def schedule_data(schedule) -> dict:
+    """ScheduleSerializer's output, built directly: the queue lists hundreds of cards and a
+    serializer instance per card cost more than the database did."""
+    return {
+        "repetitions": schedule.repetitions,
+        "ease_factor": f"{schedule.ease_factor:.2f}",
+        "interval_days": schedule.interval_days,
+        "due_at": _DATETIME.to_representation(schedule.due_at),
+        "needs_redrill": schedule.needs_redrill,
+        "lapses": schedule.lapses,
+    }
+
+
+def queue_data(queue, deck_slug: str | None) -> dict:
+    """The queue as QueueSerializer describes it."""
+    return {
+        "deck": deck_slug,
+        "counts": queue.counts,
+        "limits": queue.limits,
+        "cards": [
+            {
+                "id": item.card.pk,
+                "slug": item.card.slug,
+                "kind": item.kind,
+                "front_html": item.card.front_html,
+                "back_html": item.card.back_html,
+                "state": schedule_data(item.state.schedule) if item.state is not None else None,
+            }
+            for item in queue.items
+        ],
+    }
+
+
 class QueueCardSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="card.id")
     slug = serializers.CharField(source="card.slug")
