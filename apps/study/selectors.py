@@ -224,6 +224,14 @@ def due_counts(
     return counts
 
 
+def suspended_cards(user, limit: int = 200) -> list[CardState]:
+    return list(
+        CardState.objects.filter(user=user, suspended=True)
+        .select_related("card", "card__deck")
+        .order_by("card__deck__title", "card_id")[:limit]
+    )
+
+
 def card_state(user, card: Card) -> CardState | None:
     return CardState.objects.filter(user=user, card=card).first()
 

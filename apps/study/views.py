@@ -12,6 +12,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -140,7 +141,9 @@ def index(request):
         "due": sum(d.due["due"] for d in decks),
         "new": sum(d.due["new"] for d in decks),
     }
-    return render(request, "study/index.html", {"decks": decks, "total": total})
+    suspended = selectors.suspended_cards(request.user)
+    context = {"decks": decks, "total": total, "suspended": suspended}
+    return render(request, "study/index.html", context)
 
 
 @login_required
@@ -208,8 +211,8 @@ def suspend(request, card_id: int):
     card = _posted_card(request, card_id)
     suspended = request.POST.get("suspended", "1") == "1"
     services.card_suspend(user=request.user, card=card, suspended=suspended)
-    back = request.POST.get("next") or reverse("study:index")
-    if not back.startswith("/"):
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         back = reverse("study:index")
     if request.htmx:
         return HttpResponseClientRedirect(back) if not suspended else _suspended_next(request)

@@ -167,3 +167,20 @@ def test_a_grade_on_the_review_page_costs_a_fixed_number_of_queries(
     with django_assert_num_queries(11):
         response = alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
     assert 'value="4" max=' in response.content.decode()  # done travels in the form
+
+
+def test_suspended_cards_are_listed_and_can_come_back(alice_client, alice, small_deck):
+    task = small_deck.cards.get(slug="ray-task")
+    alice_client.post(f"/study/cards/{task.pk}/suspend/", {"deck": "ray-basics"})
+    html = alice_client.get("/study/").content.decode()
+    assert "Suspended cards" in html and "What is a Ray task?" in html
+    response = alice_client.post(
+        f"/study/cards/{task.pk}/suspend/", {"suspended": "0", "next": "/study/"}
+    )
+    assert response.status_code == 302 and response["Location"] == "/study/"
+    assert not CardState.objects.get(user=alice, card=task).suspended
+    assert "Suspended cards" not in alice_client.get("/study/").content.decode()
+    elsewhere = alice_client.post(
+        f"/study/cards/{task.pk}/suspend/", {"suspended": "0", "next": "//evil.example/"}
+    )
+    assert elsewhere["Location"] == "/study/"
