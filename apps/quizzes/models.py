@@ -9,7 +9,6 @@ here is by key, so neither an id nor an order can give an answer away.
 import html
 import secrets
 from datetime import timedelta
-from fractions import Fraction
 
 from django.conf import settings
 from django.db import models
@@ -274,7 +273,7 @@ class Attempt(models.Model):
 
     ``answers`` holds what the server has (autosaved while the attempt is open, then the
     submitted answers); ``results`` keeps each question's points and right answer as scored,
-    so history survives later edits to the quiz.
+    and ``passed`` the verdict, so history survives later edits to the quiz.
     """
 
     user = models.ForeignKey(
@@ -289,6 +288,11 @@ class Attempt(models.Model):
     timed_out = models.BooleanField(default=False)
     score = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
     max_score = models.PositiveIntegerField(default=0)
+    passed = models.BooleanField(
+        default=False,
+        help_text="Whether the exact score (not the rounded one) reached the pass mark, as "
+        "it was when the attempt was scored.",
+    )
     answers = models.JSONField(default=dict, blank=True)
     results = models.JSONField(default=list, blank=True)
 
@@ -330,9 +334,3 @@ class Attempt(models.Model):
         if self.score is None or not self.max_score:
             return None
         return round(100 * self.score / self.max_score)
-
-    @property
-    def passed(self) -> bool:
-        if self.score is None or not self.max_score:
-            return False
-        return Fraction(str(self.score)) / self.max_score >= Fraction(str(self.quiz.pass_mark))

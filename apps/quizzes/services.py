@@ -43,11 +43,13 @@ def _check(quiz: Quiz, answers: Any) -> list[scoring.Question]:
     return questions
 
 
-def _scored_fields(questions: list[scoring.Question], answers: dict) -> dict[str, Any]:
+def _scored_fields(quiz: Quiz, questions: list[scoring.Question], answers: dict) -> dict[str, Any]:
     result = scoring.score_quiz(questions, answers)
     return {
         "score": rounded(result.score),
         "max_score": result.max_score,
+        # On the exact score: 2/3 is shown as 0.67 but does not reach a pass mark of 0.67.
+        "passed": bool(result.max_score) and result.passed(quiz.pass_mark),
         "results": [
             {
                 "id": r.id,
@@ -62,7 +64,7 @@ def _scored_fields(questions: list[scoring.Question], answers: dict) -> dict[str
 
 
 def _finish(attempt: Attempt, questions, answers: dict, *, now, timed_out: bool) -> Attempt:
-    fields = _scored_fields(questions, answers)
+    fields = _scored_fields(attempt.quiz, questions, answers)
     fields.update(answers=answers, submitted_at=now, timed_out=timed_out)
     # Claim the attempt: of two submits racing (two tabs, a double click), one scores it.
     claimed = Attempt.objects.filter(pk=attempt.pk, submitted_at__isnull=True).update(**fields)
@@ -147,9 +149,15 @@ def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
             started_at=now,
             submitted_at=now,
             answers=answers,
-            **_scored_fields(questions, answers),
+            **_scored_fields(quiz, questions, answers),
         )
-    attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
+    attempt = (
+        Attempt.objects.open()
+        .filter(user=user, quiz=quiz)
+        .select_related("quiz")
+        .order_by("-started_at")
+        .first()
+    )
     minutes = quiz.time_limit_minutes
     if attempt is None:
         raise AttemptRejected(
@@ -167,12 +175,7 @@ def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
 
 def checkpoint_score(*, quiz: Quiz, answers: Any) -> dict[str, Any]:
     """Score a checkpoint's answers for immediate feedback; nothing is recorded."""
-    questions = _check(quiz, answers)
-    fields = _scored_fields(questions, answers)
-    fields["passed"] = bool(fields["max_score"]) and (
-        Fraction(str(fields["score"])) / fields["max_score"] >= Fraction(str(quiz.pass_mark))
-    )
-    return fields
+    return _scored_fields(quiz, _check(quiz, answers), answers)
 
 
 def attempt_missed_cards(attempt: Attempt):

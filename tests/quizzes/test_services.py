@@ -127,3 +127,47 @@ def test_one_open_attempt_per_learner_and_quiz(alice, core_check):
     services.attempt_record(user=alice, quiz=core_check, answers={})
     assert Attempt.objects.open().get() == first
     assert Attempt.objects.submitted().count() == 1
+
+
+@pytest.fixture
+def thirds_quiz(small_deck):
+    """One select-all question with three right options and a pass mark of 0.67: two right
+    picks score exactly 2/3, which is shown as 0.67 but is short of the mark."""
+    from apps.quizzes.models import Choice, Question, Quiz
+
+    quiz = Quiz.objects.create(
+        deck=small_deck, slug="thirds", title="Thirds", kind="knowledge_check", pass_mark="0.67"
+    )
+    question = Question.objects.create(
+        quiz=quiz, slug="three", kind="multi", prompt="Pick", explanation="Three are right."
+    )
+    for i, correct in enumerate([True, True, True, False]):
+        Choice.objects.create(question=question, text=f"option {i}", correct=correct, order=i)
+    return quiz
+
+
+def two_right_picks(quiz) -> dict:
+    question = quiz.questions.get()
+    return {question.key: [c.key for c in question.choices.filter(correct=True)][:2]}
+
+
+def test_passing_is_decided_on_the_exact_score_not_the_rounded_one(alice, thirds_quiz):
+    attempt = services.attempt_record(
+        user=alice, quiz=thirds_quiz, answers=two_right_picks(thirds_quiz)
+    )
+    assert str(attempt.score) == "0.67"  # shown rounded
+    assert not attempt.passed  # 2/3 < 0.67
+    checked = services.checkpoint_score(quiz=thirds_quiz, answers=two_right_picks(thirds_quiz))
+    assert not checked["passed"]
+
+
+def test_a_pass_stays_as_scored_when_the_pass_mark_changes_later(alice, thirds_quiz):
+    thirds_quiz.pass_mark = "0.6"
+    thirds_quiz.save()
+    attempt = services.attempt_record(
+        user=alice, quiz=thirds_quiz, answers=two_right_picks(thirds_quiz)
+    )
+    thirds_quiz.pass_mark = "0.9"
+    thirds_quiz.save()
+    attempt = Attempt.objects.get(pk=attempt.pk)
+    assert attempt.passed  # history shows the attempt as it was scored
