@@ -141,6 +141,11 @@ def _result(request: HttpRequest, attempt: Attempt) -> HttpResponse:
 def review(request: HttpRequest, pk: int) -> HttpResponse:
     """ "Review these": the missed questions' cards become due now in the review queue."""
     attempt = selectors.user_attempt(request.user, pk)
+    if attempt.is_open:  # nothing is scored yet, so nothing is known to be missed
+        messages.info(
+            request, "Submit the quiz first: then its missed questions' cards can be queued."
+        )
+        return redirect(attempt)
     count = services.attempt_cards_requeue(user=request.user, attempt=attempt)
     if count:
         messages.success(

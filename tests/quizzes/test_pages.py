@@ -273,3 +273,12 @@ def test_every_shipped_knowledge_check_can_be_taken_and_reviewed(seeded, browser
         assert attempt.score == attempt.max_score - quiz.questions.get(key=first).points
         html = browser.get(attempt.get_absolute_url()).content.decode()
         assert "Review these" in html and "Not answered" in html, quiz.slug
+
+
+def test_review_these_before_submitting_says_so_instead_of_claiming_full_marks(browser, core_check):
+    attempt = start(browser)
+    response = browser.post(reverse("quizzes:review", args=[attempt.pk]), follow=True)
+    messages = [str(m) for m in response.context["messages"]]
+    assert messages == ["Submit the quiz first: then its missed questions' cards can be queued."]
+    assert "every question got full marks" not in response.content.decode()
+    assert not CardState.objects.exists()
