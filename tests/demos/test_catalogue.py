@@ -91,3 +91,13 @@ def test_the_catalogue_imports_neither_ray_nor_django():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_demo_needing_a_missing_extra_is_not_available():
+    from dataclasses import replace
+
+    from apps.demos.ray_demos import is_available, missing_extras
+
+    spec = replace(get_demo("rllib-ppo"), needs=("numpy", "no_such_package_raydeck"))
+    assert missing_extras(spec) == ["no_such_package_raydeck"]
+    assert not is_available(spec)

@@ -248,7 +248,7 @@ DEMOS: tuple[DemoSpec, ...] = (
         "The summary splits each iteration's time between sampling (env runners) and learning "
         "(the learner), the split that decides where to add resources.",
         params=(
-            Param("iterations", "int", 4, 1, 50, "training iterations"),
+            Param("iterations", "int", 6, 1, 50, "training iterations"),
             Param("env_runners", "int", 1, 0, 4, "remote env runner actors"),
             Param("batch_size", "int", 1000, 200, 8000, "env steps per iteration"),
         ),
