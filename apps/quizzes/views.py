@@ -32,7 +32,7 @@ def quiz(request: HttpRequest, slug: str) -> HttpResponse:
     context = {"quiz": quiz, "question_count": len(quiz.questions.all())}
     if request.user.is_authenticated:
         context["history"] = selectors.attempt_history(request.user, quiz)
-        context["best"] = max(context["history"], key=lambda a: a.score, default=None)
+        context["best"] = selectors.best_attempt(request.user, quiz)
         context["open_attempt"] = selectors.open_attempt(request.user, quiz)
     return render(request, "quizzes/quiz.html", context)
 

@@ -282,3 +282,25 @@ def test_review_these_before_submitting_says_so_instead_of_claiming_full_marks(b
     assert messages == ["Submit the quiz first: then its missed questions' cards can be queued."]
     assert "every question got full marks" not in response.content.decode()
     assert not CardState.objects.exists()
+
+
+def test_the_best_score_counts_attempts_older_than_the_history_shown(browser, alice, core_check):
+    """The page lists the last 50 attempts; the best one may be older than those."""
+    now = timezone.now()
+    Attempt.objects.create(
+        user=alice, quiz=core_check, score=7, max_score=7, passed=True,
+        started_at=now - timedelta(days=60), submitted_at=now - timedelta(days=60),
+    )  # fmt: skip
+    Attempt.objects.bulk_create(
+        Attempt(
+            user=alice,
+            quiz=core_check,
+            score=1,
+            max_score=7,
+            started_at=now - timedelta(days=i),
+            submitted_at=now - timedelta(days=i),
+        )
+        for i in range(50)
+    )
+    html = browser.get(reverse("quizzes:quiz", args=["core-check"])).content.decode()
+    assert '<strong id="best-score">7 / 7</strong>' in html
