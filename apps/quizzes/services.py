@@ -89,7 +89,8 @@ def attempt_start(*, user, quiz: Quiz, now=None) -> Attempt:
     if quiz.is_checkpoint:
         raise AttemptRejected("checkpoints are answered on their section page and not scored")
     now = now or timezone.now()
-    for attempt in Attempt.objects.open().filter(user=user, quiz=quiz).select_related("quiz"):
+    for attempt in Attempt.objects.open().filter(user=user, quiz=quiz):
+        attempt.quiz = quiz  # with its questions and options when the caller prefetched them
         if attempt.accepts_answers(now):
             return attempt
         attempt_expire(attempt=attempt, now=now)

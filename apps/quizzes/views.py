@@ -66,7 +66,7 @@ def attempt(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not attempt.is_open:
         # A second submit (another tab, the timer firing late) just shows the result.
         return redirect(attempt) if request.method == "POST" else _result(request, attempt)
-    quiz = selectors.quiz_detail(request.user, attempt.quiz.slug)
+    quiz = attempt.quiz = selectors.quiz_detail(request.user, attempt.quiz.slug)  # prefetched
     if request.method == "POST":
         answers = answers_from_form(list(quiz.questions.all()), request.POST)
         try:
@@ -94,7 +94,7 @@ def attempt_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     attempt = selectors.user_attempt(request.user, pk)
     if not attempt.is_open:
         return HttpResponseClientRedirect(attempt.get_absolute_url())
-    quiz = selectors.quiz_detail(request.user, attempt.quiz.slug)
+    quiz = attempt.quiz = selectors.quiz_detail(request.user, attempt.quiz.slug)  # prefetched
     answers = answers_from_form(list(quiz.questions.all()), request.POST)
     context = {"attempt": attempt}
     try:

@@ -304,3 +304,37 @@ def test_the_best_score_counts_attempts_older_than_the_history_shown(browser, al
     )
     html = browser.get(reverse("quizzes:quiz", args=["core-check"])).content.decode()
     assert '<strong id="best-score">7 / 7</strong>' in html
+
+
+def test_scoring_and_saving_an_attempt_does_not_query_per_question(browser, final_check):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.quizzes.models import Choice, Question
+
+    def abandoned() -> Attempt:
+        attempt = start(browser, "final-check")
+        Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(hours=1))
+        return attempt
+
+    def expire_on_visit_and_on_restart() -> tuple[int, ...]:
+        attempt = abandoned()
+        with CaptureQueriesContext(connection) as visit:
+            assert browser.get(attempt.get_absolute_url()).status_code == 302
+        abandoned()
+        with CaptureQueriesContext(connection) as restart:
+            attempt = start(browser, "final-check")
+        with CaptureQueriesContext(connection) as autosave:
+            browser.post(reverse("quizzes:attempt-save", args=[attempt.pk]), {})
+        with CaptureQueriesContext(connection) as submit:
+            browser.post(attempt.get_absolute_url(), {})
+        Attempt.objects.filter(user=attempt.user).delete()
+        return len(visit), len(restart), len(autosave), len(submit)
+
+    before = expire_on_visit_and_on_restart()
+    for i in range(6):
+        question = Question.objects.create(
+            quiz=final_check, slug=f"extra-{i}", kind="single", prompt="?", explanation="."
+        )
+        Choice.objects.create(question=question, text="yes", correct=True)
+    assert expire_on_visit_and_on_restart() == before
