@@ -176,12 +176,13 @@ SPECTACULAR_SETTINGS = {
 CELERY_DATA_DIR = Path(os.environ.get("CELERY_DATA_DIR", BASE_DIR / "var" / "celery"))
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("in", "processed"):
+    for sub in ("in", "processed", "control"):
         (CELERY_DATA_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_DATA_DIR / "in"),
         "data_folder_out": str(CELERY_DATA_DIR / "in"),
         "processed_folder": str(CELERY_DATA_DIR / "processed"),
+        "control_folder": str(CELERY_DATA_DIR / "control"),
         "store_processed": False,
         "polling_interval": 0.1,
     }
