@@ -37,6 +37,7 @@ from apps.demos import services  # noqa: E402
 from apps.demos.models import DemoRun  # noqa: E402
 from apps.demos.ray_demos import DEMOS, is_available  # noqa: E402
 
+SLUGS = [spec.slug for spec in DEMOS]
 HEADLINE = {  # the summary figure that states each demo's effect
     "tasks-vs-actors": "tasks_speedup",
     "object-store": "speedup",
@@ -111,7 +112,13 @@ def main(slugs: list[str]) -> None:
         worker.wait(timeout=30)
     results["cpus"] = os.cpu_count()
     results["load_after"] = os.getloadavg()
-    (ROOT / "bench" / "demos_results.json").write_text(json.dumps(results, indent=2) + "\n")
+    out = ROOT / "bench" / "demos_results.json"
+    if slugs and out.exists():  # a partial run updates its demos' rows, keeps the others
+        previous = json.loads(out.read_text())
+        ran = {row["demo"] for row in results["demos"]}
+        kept = [row for row in previous.get("demos", []) if row["demo"] not in ran]
+        results["demos"] = sorted(kept + results["demos"], key=lambda r: SLUGS.index(r["demo"]))
+    out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":

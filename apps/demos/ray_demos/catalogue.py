@@ -218,7 +218,8 @@ DEMOS: tuple[DemoSpec, ...] = (
         title="Population based training (Ray Tune)",
         description="Noisy SGD on a quadratic, where a large learning rate descends fast but "
         "settles high, so the best learning rate falls during training: a fixed grid of "
-        "learning rates vs PBT, which copies good trials and perturbs their settings.",
+        "learning rates (plain Ray tasks) vs PBT in Ray Tune, which copies good trials and "
+        "perturbs their settings.",
         what_to_see="Each grid trial keeps one learning rate: the large ones stall on their "
         "noise floor, the small ones are still descending at the end. PBT's population copies "
         "the leader and shrinks its learning rate as it goes, so its best score keeps climbing "
