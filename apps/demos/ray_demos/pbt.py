@@ -161,7 +161,8 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             time_attr="training_iteration",
             perturbation_interval=every,
             hyperparam_mutations={"lr": tune.loguniform(LR_LOW, LR_HIGH)},
-            quantile_fraction=0.25,
+            quantile_fraction=0.5,
+            synch=True,  # exploit on the whole population, however the trials are scheduled
             resample_probability=0.25,
             perturbation_factors=(2.5, 0.4),  # explore in big log-space moves
         )
