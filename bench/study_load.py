@@ -3,7 +3,7 @@
     .venv/bin/python bench/study_load.py all            # seed, time the queue, load test
     .venv/bin/python bench/study_load.py seed [--users 1000 --cards 100000 --logs 1000000]
     .venv/bin/python bench/study_load.py queue          # queue build in-process, p50/p99
-    .venv/bin/python bench/study_load.py load [--duration 15 --connections 4]
+    .venv/bin/python bench/study_load.py load [--duration 30 --rounds 3 --connections 4]
 
 PostgreSQL: the role of .ci/run (raydeck/raydeck with CREATEDB) on 127.0.0.1:5432, or set
 BENCH_PG_URL; the benchmark builds its own database (raydeck_bench_study) from scratch.
@@ -346,51 +346,69 @@ def wrk(label: str, script: str, duration: int, connections: int, env: dict) -> 
     lat = {m[1]: float(m[2]) * scale[m[3]] for m in map(WRK_LINE.match, out.splitlines()) if m}
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out)[1])
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    row = {"label": label, "rps": rps, "p50": lat.get("50"), "p99": lat.get("99")}
-    row["errors"] = int(errors[1]) if errors else 0
-    print(
-        f"  {label:52s} {rps:8.1f} req/s   p50 {row['p50']:7.2f} ms   p99 {row['p99']:7.2f} ms"
-        f"   non-2xx {row['errors']}",
-        flush=True,
-    )
-    (OUT / f"study_wrk_{re.sub(r'[^a-z0-9]+', '_', label.lower())}.txt").write_text(out)
-    return row
+    with open(OUT / f"study_wrk_{re.sub(r'[^a-z0-9]+', '_', label.lower())}.txt", "a") as log:
+        log.write(out)
+    return {"rps": rps, "p50": lat.get("50"), "p99": lat.get("99"),
+            "errors": int(errors[1]) if errors else 0}  # fmt: skip
 
 
-def load(duration: int, connections: int) -> None:
+def load(duration: int, connections: int, rounds: int) -> None:
+    """Each scenario runs `rounds` times for duration/rounds seconds, interleaved with the
+    others, and the medians are reported: on a shared machine, a neighbour's burst then hits
+    every scenario alike instead of one of them."""
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
     first, last = (OUT / "study_ids.txt").read_text().split()
+    for old in OUT.glob("study_wrk_*.txt"):
+        old.unlink()
+    each = max(1, duration // rounds)
     print(
         f"load: gunicorn 2 sync workers on 127.0.0.1:{PORT}, wrk {connections} connections, "
-        f"{duration}s per scenario, {os.cpu_count()} CPUs shared by server, PostgreSQL and wrk"
+        f"{rounds} interleaved rounds of {each}s per scenario (medians), {os.cpu_count()} CPUs "
+        "shared by server, PostgreSQL and wrk"
     )
+    ids = {"STUDY_ID_MIN": first, "STUDY_ID_MAX": last}
+    tokens = str(OUT / "study_tokens.txt")
+    scenarios = [
+        ("bare view: one primary-key read, no auth", "study_get.lua",
+         {**ids, "STUDY_PATH": "/bench/bare/{id}/"}),
+        ("GET /api/cards/{id}/state/ (token auth, one row)", "study_get.lua",
+         {**ids, "STUDY_PATH": "/api/cards/{id}/state/", "STUDY_TOKENS": tokens}),
+        ("review loop: POST grade -> next card (htmx page)", "study_review.lua",
+         {"STUDY_CREDS": str(OUT / "study_creds.txt"), "STUDY_DECK": BIG}),
+        ("GET /api/study/queue/?deck=<shipped> (learners)", "study_get.lua",
+         {"STUDY_PATH": f"/api/study/queue/?deck={SHIPPED}", "STUDY_TOKENS": tokens}),
+        ("GET /api/study/queue/?deck=<100k> (heavy user)", "study_get.lua",
+         {"STUDY_PATH": f"/api/study/queue/?deck={BIG}",
+          "STUDY_TOKENS": str(OUT / "study_heavy_token.txt")}),
+    ]  # fmt: skip
+    runs: dict[str, list[dict]] = {label: [] for label, _, _ in scenarios}
     server = start_gunicorn()
     try:
-        ids = {"STUDY_ID_MIN": first, "STUDY_ID_MAX": last}
-        tokens = str(OUT / "study_tokens.txt")
-        rows = [
-            wrk("bare view: one primary-key read, no auth", "study_get.lua", duration,
-                connections, {**ids, "STUDY_PATH": "/bench/bare/{id}/"}),
-            wrk("GET /api/cards/{id}/state/ (token auth, one row)", "study_get.lua", duration,
-                connections, {**ids, "STUDY_PATH": "/api/cards/{id}/state/",
-                              "STUDY_TOKENS": tokens}),
-            wrk("review loop: POST grade -> next card (htmx page)", "study_review.lua",
-                duration, connections,
-                {"STUDY_CREDS": str(OUT / "study_creds.txt"), "STUDY_DECK": BIG}),
-            wrk("GET /api/study/queue/?deck=<shipped> (learners)", "study_get.lua", duration,
-                connections, {"STUDY_PATH": f"/api/study/queue/?deck={SHIPPED}",
-                              "STUDY_TOKENS": tokens}),
-            wrk("GET /api/study/queue/?deck=<100k> (heavy user)", "study_get.lua", duration,
-                connections, {"STUDY_PATH": f"/api/study/queue/?deck={BIG}",
-                              "STUDY_TOKENS": str(OUT / "study_heavy_token.txt")}),
-        ]  # fmt: skip
+        for _ in range(rounds):
+            for label, script, env in scenarios:
+                runs[label].append(wrk(label, script, each, connections, env))
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
-    bare, state, loop = rows[0], rows[1], rows[2]
+    medians = {}
+    for label, results in runs.items():
+        row = {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")}
+        row["errors"] = sum(r["errors"] for r in results)
+        medians[label] = row
+        print(
+            f"  {label:52s} {row['rps']:8.1f} req/s   p50 {row['p50']:7.2f} ms   "
+            f"p99 {row['p99']:7.2f} ms   non-2xx {row['errors']}",
+            flush=True,
+        )
+    bare, state, loop = (medians[label] for label, _, _ in scenarios[:3])
+    ratios = [
+        r3["rps"] / r2["rps"]
+        for r2, r3 in zip(runs[scenarios[1][0]], runs[scenarios[2][0]], strict=True)
+    ]
     print(
-        f"  review loop / one-row API read throughput: {loop['rps'] / state['rps']:.2f}; "
+        f"  review loop / one-row API read throughput: {loop['rps'] / state['rps']:.2f} "
+        f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}); "
         f"review loop / bare view: {loop['rps'] / bare['rps']:.2f}"
     )
 
@@ -402,15 +420,16 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=100_000)
     parser.add_argument("--logs", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument("--duration", type=int, default=15)
+    parser.add_argument("--duration", type=int, default=30, help="seconds per scenario")
     parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     if args.what in ("seed", "all"):
         seed(args.users, args.cards, args.logs)
     if args.what in ("queue", "all"):
         time_queue(args.repeat)
     if args.what in ("load", "all"):
-        load(args.duration, args.connections)
+        load(args.duration, args.connections, args.rounds)
 
 
 if __name__ == "__main__":
