@@ -49,10 +49,9 @@ def _disconnect_ray(**_):
 
 @worker_ready.connect
 def _start_reaper(sender=None, **_):
-    """The demos worker's main process fails runs whose worker vanished, every minute."""
-    app = getattr(sender, "app", None)
-    if app is None or not _serves_demos(app):
-        return
+    """Every worker's main process (demos or not) fails runs whose worker vanished or that no
+    demos worker picked up, every DEMOS_REAP_EVERY_S: so even a deployment that forgot the
+    demos worker tells its users why their run never started."""
     services.demo_runs_reap()
     stop = threading.Event()
     thread = threading.Thread(
