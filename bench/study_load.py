@@ -13,8 +13,8 @@ production settings (DEBUG off) plus one bare view (bench/study_urls.py) for com
 Data (seed): the shipped deck; a generated deck of --cards cards in 100 sections; --users
 learners (bench0000...), each with 300 card states on the big deck (a third due) and their share
 of --logs review logs; the first 64 learners (the review-loop learners) have 3,000 due cards each
-and a 1,000-a-day review limit; "heavy" has a state for every card of the big deck (2% due, the
-default limit of 200 reviews a day) and one log per card.
+(the loop moves to the next learner when one is done for the day); "heavy" has a state for every
+card of the big deck (2% due). Everyone has the default limits: 20 new cards, 200 reviews a day.
 """
 
 from __future__ import annotations
@@ -186,12 +186,6 @@ def seed(users: int, cards: int, logs: int) -> None:
         cur.execute(
             "INSERT INTO study_newcardcursor (user_id, deck_id, after_card_id) VALUES (%s, %s, %s)",
             [heavy, deck, last],
-        )
-        # The review-loop learners may do 1,000 reviews a day, so the loop never runs dry.
-        cur.execute(
-            f"UPDATE {Profile._meta.db_table} SET reviews_per_day = 1000"
-            " WHERE user_id >= %s AND user_id < %s",
-            [u0, u0 + LOOP_USERS],
         )
         t = step("card states", t)
 
@@ -375,7 +369,8 @@ def load(duration: int, connections: int, rounds: int) -> None:
         ("GET /api/cards/{id}/state/ (token auth, one row)", "study_get.lua",
          {**ids, "STUDY_PATH": "/api/cards/{id}/state/", "STUDY_TOKENS": tokens}),
         ("review loop: POST grade -> next card (htmx page)", "study_review.lua",
-         {"STUDY_CREDS": str(OUT / "study_creds.txt"), "STUDY_DECK": BIG}),
+         {"STUDY_CREDS": str(OUT / "study_creds.txt"), "STUDY_DECK": BIG,
+          "STUDY_THREADS": str(connections)}),
         ("GET /api/study/queue/?deck=<shipped> (learners)", "study_get.lua",
          {"STUDY_PATH": f"/api/study/queue/?deck={SHIPPED}", "STUDY_TOKENS": tokens}),
         ("GET /api/study/queue/?deck=<100k> (heavy user)", "study_get.lua",
