@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
 
-.PHONY: run test install migrate seed lint format bench-study bench-demos clean
+.PHONY: run test install migrate seed lint clean bench-demos bench-teams
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -34,6 +34,13 @@ test: install
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## Benchmarks (by hand, not in CI; see bench/README-*.md for set-up and figures)
+bench-demos: install
+	$(PY) bench/demos_bench.py
+
+bench-teams: install
+	$(PY) bench/teams_dashboard.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .
