@@ -169,13 +169,17 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
     """Undo the user's latest review that is not undone yet, among their last 30, restoring the
     card's schedule from before it. Returns the undone log."""
     now = now or timezone.now()
-    recent = ReviewLog.objects.filter(user=user).order_by("-reviewed_at", "-id")[:UNDO_DEPTH]
-    log = next((log for log in recent if log.undone_at is None), None)
-    if log is None:
-        raise NothingToUndo(f"nothing to undo: undo reaches back {UNDO_DEPTH} reviews")
-    # Claimed before restoring, so two undo clicks at once undo two reviews, never one twice.
-    if not ReviewLog.objects.filter(pk=log.pk, undone_at=None).update(undone_at=now):
-        raise NothingToUndo("that review was just undone by another request")
+    # Each log is claimed before its state is restored, so two undo presses at once undo two
+    # reviews, never one review twice: the one that loses the claim takes the next log.
+    for _ in range(UNDO_DEPTH):
+        recent = ReviewLog.objects.filter(user=user).order_by("-reviewed_at", "-id")[:UNDO_DEPTH]
+        log = next((log for log in recent if log.undone_at is None), None)
+        if log is None:
+            raise NothingToUndo(f"nothing to undo: undo reaches back {UNDO_DEPTH} reviews")
+        if ReviewLog.objects.filter(pk=log.pk, undone_at=None).update(undone_at=now):
+            break
+    else:
+        raise NothingToUndo("other undos are running; try again")
     log.undone_at = now
     row = CardState.objects.select_for_update().filter(user=user, card_id=log.card_id).first()
     if row is None:

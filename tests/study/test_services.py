@@ -255,3 +255,35 @@ def test_scheduler_and_service_agree_on_the_design_vector(alice, task_card):
         after = scheduler.CardSchedule.from_json(log.state_after)
         intervals.append(scheduler.days_until_due(after, now))
     assert intervals == [1, 0, 0, 6, 15, 0, 0, 0, 0, 0, 35, 85, 0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_undos_at_once_undo_two_reviews(alice, small_deck):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL row locks (CI runs it with DATABASE_URL=postgres://...)")
+    for slug in ("ray-task", "ray-actor", "object-store"):
+        review_record(user=alice, card=small_deck.cards.get(slug=slug), grade=5)
+    barrier = threading.Barrier(2)
+    undone, errors = [], []
+
+    def undo():
+        from django.db import connection as thread_connection
+
+        try:
+            barrier.wait()
+            undone.append(review_undo(user=alice).card.slug)
+        except Exception as exc:  # noqa: BLE001 - the assertion below shows what went wrong
+            errors.append(exc)
+        finally:
+            thread_connection.close()
+
+    threads = [threading.Thread(target=undo) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(undone) == ["object-store", "ray-actor"]
+    assert list(CardState.objects.filter(user=alice).values_list("card__slug", flat=True)) == [
+        "ray-task"
+    ]
