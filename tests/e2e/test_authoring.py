@@ -60,6 +60,10 @@ def test_reordering_cards_with_the_keyboard_only(page, small_deck, staff):
     page.get_by_label("Username").fill("staff")
     page.get_by_label("Password").fill("pw-staff-123")
     page.get_by_role("button", name="Log in").click()
+    # Until htmx has processed the page, Enter would submit the form natively (a full reload that
+    # drops focus), so wait for the page to be loaded after the log-in redirect.
+    page.wait_for_url("**/author/decks/ray-basics/")
+    page.wait_for_load_state("load")
 
     down = page.get_by_role("button", name="Move card ray-task down")
     down.focus()
@@ -68,7 +72,12 @@ def test_reordering_cards_with_the_keyboard_only(page, small_deck, staff):
     page.wait_for_function(
         "document.querySelectorAll('#structure li[id^=card-row] code')[1].innerText == 'ray-task'"
     )
-    # htmx keeps focus on the same button after the swap, so Enter again moves it further.
+    # htmx gives focus back to the same button (same id) once the swap settles, so Enter again
+    # moves the card further; wait for that settle rather than racing it.
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.getAttribute('aria-label')"
+        " == 'Move card ray-task down'"
+    )
     page.keyboard.press("Enter")
     page.wait_for_function(
         "document.querySelectorAll('#structure li[id^=card-row] code')[2].innerText == 'ray-task'"

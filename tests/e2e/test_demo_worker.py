@@ -37,6 +37,7 @@ def demos_worker(ray_cluster):  # noqa: F811
         "RAY_ADDRESS": ray_cluster.get_runtime_context().gcs_address,
         "DEBUG": "true",
     }
+    (ROOT / "var").mkdir(exist_ok=True)  # absent in a fresh clone using the Redis broker
     log = open(ROOT / "var" / "e2e-demos-worker.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--queues=demos",
