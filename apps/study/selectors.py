@@ -93,7 +93,10 @@ def today(user, now: datetime | None = None) -> Today:
 
 def _states(user, deck: Deck | None) -> QuerySet[CardState]:
     states = CardState.objects.filter(user=user, suspended=False)
-    return states.filter(deck=deck) if deck is not None else states
+    if deck is not None:
+        return states.filter(deck=deck)  # callers resolve the deck through visible_decks
+    # Across all decks: a deck an author unpublished leaves the queue with its cards.
+    return states.filter(deck__is_published=True)
 
 
 def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:

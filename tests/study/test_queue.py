@@ -116,6 +116,15 @@ def test_queue_across_decks_skips_unpublished_decks(alice, small_deck):
     assert "hidden" not in [s for _, s in slugs(q)] and q.counts["new"] == 5
 
 
+def test_cards_already_studied_leave_the_queue_when_their_deck_is_unpublished(alice, small_deck):
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=1, now=T0)
+    assert ("redrill", "ray-task") in slugs(selectors.queue(alice, now=T0))
+    Deck.objects.filter(pk=small_deck.pk).update(is_published=False)
+    q = selectors.queue(alice, now=T0)
+    assert slugs(q) == []
+    assert sum(q.counts.values()) == 0
+
+
 def test_sized_queue_loads_only_the_next_card_and_counts_the_rest(alice, small_deck):
     review_record(user=alice, card=card(small_deck, "ray-task"), grade=3, now=T0)
     q = selectors.queue(alice, small_deck, size=1, now=T0 + timedelta(minutes=1))
