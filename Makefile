@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
 
-.PHONY: run test install migrate seed lint clean bench-demos bench-teams
+.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -36,6 +36,9 @@ test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## Benchmarks (by hand, not in CI; see bench/README-*.md for set-up and figures)
+bench-study: install
+	$(PY) bench/study_load.py all
+
 bench-demos: install
 	$(PY) bench/demos_bench.py
 
