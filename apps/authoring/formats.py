@@ -8,7 +8,9 @@ has been read and checked.
 
 CSV and Anki rows merge into the deck's current content: a row whose slug the deck already
 has updates that card's front, back and tags (and moves it to the row's section); other rows
-are appended to their section; cards the file does not mention stay as they are.
+are appended to their section; cards the file does not mention stay as they are. A CSV export
+puts a ' before any cell a spreadsheet would run as a formula (=, +, -, @); the import takes it
+off again.
 """
 
 import csv
@@ -136,6 +138,24 @@ def _rows_check(rows: list[CardRow], source: str) -> None:
         seen[row.slug] = row.line
 
 
+# A cell starting with one of these is a formula to Excel and LibreOffice (CSV injection). The
+# export puts a ' before such a cell, also when apostrophes come before the formula character,
+# so the import takes exactly one ' off those cells again and the round trip stays exact.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_like(value: str) -> bool:
+    return value.lstrip("'").startswith(FORMULA_STARTS)
+
+
+def csv_cell_defuse(value: str) -> str:
+    return "'" + value if _formula_like(value) else value
+
+
+def csv_cell_restore(value: str) -> str:
+    return value[1:] if value[:1] == "'" and _formula_like(value[1:]) else value
+
+
 def csv_rows(text: str, source: str) -> list[CardRow]:
     """Rows of a CSV file with a header naming at least front, back, section and tags."""
     reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -163,7 +183,7 @@ def csv_rows(text: str, source: str) -> list[CardRow]:
         for record in reader:
             if None in record:
                 raise ContentError(source, f"line {line}", "more fields than header columns")
-            values = {k: (v or "").strip() for k, v in record.items()}
+            values = {k: csv_cell_restore((v or "").strip()) for k, v in record.items()}
             if any(values.values()):
                 if not values["section"]:
                     raise ContentError(source, f"line {line}", "section is empty")
@@ -403,10 +423,9 @@ def export_csv(deck: Deck) -> str:
     writer.writerow(CSV_COLUMNS)
     for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
         joiner = ", " if any(" " in t or "," in t for t in card.tags) else " "
-        writer.writerow(
-            [card.slug, card.section.slug, card.section.title, card.front, card.back, card.why,
-             joiner.join(card.tags)]
-        )  # fmt: skip
+        row = [card.slug, card.section.slug, card.section.title, card.front, card.back, card.why,
+               joiner.join(card.tags)]  # fmt: skip
+        writer.writerow([csv_cell_defuse(cell) for cell in row])
     return out.getvalue()
 
 

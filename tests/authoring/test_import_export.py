@@ -8,6 +8,8 @@ import zipfile
 import pytest
 import yaml
 from django.core.management import CommandError, call_command
+from hypothesis import given
+from hypothesis import strategies as st
 
 from apps.authoring import formats, services
 from apps.authoring.formats import export_deck, import_document
@@ -262,3 +264,31 @@ def test_a_deck_taken_through_anki_and_back_updates_rather_than_duplicates(small
     result = _import(out.getvalue(), "notes.txt", deck_slug="ray-basics")
     assert (result.created, result.changed, result.unchanged) == (0, 0, 5)
     assert not small_deck.sections.filter(slug=formats.ANKI_SECTION).exists()
+
+
+def test_csv_export_defuses_spreadsheet_formulas_and_still_round_trips(small_deck, staff):
+    """A cell starting with = + - @ is a formula to Excel and LibreOffice; a card text like
+    =HYPERLINK(...) must not run when an author opens the export, and must come back as it was."""
+    ray_task = small_deck.cards.get(slug="ray-task")
+    services.card_update(
+        card=ray_task, author=staff, front='=HYPERLINK("http://evil.example","click")',
+        back="- a Markdown list\n- of two items", why="@SUM(A1)", tags=["+1", "core"],
+    )  # fmt: skip
+    services.card_update(
+        card=small_deck.cards.get(slug="ray-actor"), author=staff, front="'=not a formula"
+    )
+    before = _cards("ray-basics")
+    exported = export_deck(small_deck, "csv")
+
+    cells = [cell for row in csv.reader(io.StringIO(exported.decode())) for cell in row]
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    Deck.objects.all().delete()
+    _import(exported, "cards.csv", deck_slug="ray-basics", deck_title="Ray basics")
+    assert _cards("ray-basics") == before
+
+
+@given(st.text(alphabet="'=+-@\t\rab ", max_size=6))
+def test_csv_cell_defuse_is_undone_exactly_by_the_import(value):
+    cell = formats.csv_cell_defuse(value)
+    assert not cell.startswith(formats.FORMULA_STARTS)
+    assert formats.csv_cell_restore(cell) == value
