@@ -72,11 +72,22 @@ class LoadResult:
         )
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """Content files never need anchors and aliases; refusing them stops a small file from
+    expanding into millions of entries (a "billion laughs") that no size limit would catch."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)
+        return super().compose_node(parent, index)
+
+
 def read_yaml(text: str, source: str) -> Any:
     if len(text.encode()) > MAX_FILE_BYTES:
         raise ContentError(source, "", f"file is larger than {MAX_FILE_BYTES // 1024} KiB")
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_NoAliasLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else ""

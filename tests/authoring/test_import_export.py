@@ -292,3 +292,14 @@ def test_csv_cell_defuse_is_undone_exactly_by_the_import(value):
     cell = formats.csv_cell_defuse(value)
     assert not cell.startswith(formats.FORMULA_STARTS)
     assert formats.csv_cell_restore(cell) == value
+
+
+def test_yaml_aliases_are_refused_so_a_small_file_cannot_expand_past_the_limit(small_deck):
+    """A 190 KB file whose 2,000 cards each alias one list of 20,000 tags parses into 40 million
+    tags (a 'billion laughs'); the size limit means nothing unless aliases are refused."""
+    text = "slug: bomb\ntitle: Bomb\nsections:\n- slug: s\n  title: S\n  cards:\n"
+    text += "  - {slug: c0, front: f, back: b, tags: &t [" + ",".join(["x"] * 20000) + "]}\n"
+    text += "".join(f"  - {{slug: c{i}, front: f, back: b, tags: *t}}\n" for i in range(1, 2000))
+    message = _refused(text, "bomb.yaml")
+    assert message == "bomb.yaml: line 8: not valid YAML (aliases (*name) are not allowed)"
+    assert not Deck.objects.filter(slug="bomb").exists()
