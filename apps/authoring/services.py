@@ -119,6 +119,12 @@ def card_learners_requeue(card: Card) -> int:
 # Cards -------------------------------------------------------------------------------------
 
 
+def _text(value) -> str:
+    """Author text as stored: ends stripped, and line breaks as plain \\n. Browsers send a
+    textarea's line breaks as \\r\\n, which made an untouched save look like an edit."""
+    return (value or "").replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
 def _tags(value) -> list[str]:
     if isinstance(value, str):
         value = value.split(",")
@@ -144,7 +150,7 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
     errors: dict[str, str] = {}
     for key in ("front", "back", "why"):
         if key in fields:
-            clean[key] = (fields[key] or "").strip()
+            clean[key] = _text(fields[key])
             if key != "why" and not clean[key]:
                 errors[key] = f"{key} must not be empty"
     if "tags" in fields:
@@ -275,7 +281,7 @@ def section_create(*, deck: Deck, slug: str, title: str, summary: str = "") -> S
         raise ValidationError({"title": "title must not be empty"})
     top = deck.sections.aggregate(n=Max("order"))["n"]
     return Section.objects.create(
-        deck=deck, slug=slug, title=title, summary=(summary or "").strip(),
+        deck=deck, slug=slug, title=title, summary=_text(summary),
         order=0 if top is None else top + 1,
     )  # fmt: skip
 
@@ -292,7 +298,7 @@ def section_update(*, section: Section, **fields) -> Section:
         if not section.title:
             raise ValidationError({"title": "title must not be empty"})
     if "summary" in fields:
-        section.summary = (fields["summary"] or "").strip()
+        section.summary = _text(fields["summary"])
     section.save()
     return section
 
@@ -340,7 +346,7 @@ def deck_create(*, user, slug: str, title: str, description: str = "", objective
     if not title:
         raise ValidationError({"title": "title must not be empty"})
     return Deck.objects.create(
-        slug=slug, title=title, description=(description or "").strip(),
+        slug=slug, title=title, description=_text(description),
         objectives=_objectives(objectives), is_published=False,
     )  # fmt: skip
 
@@ -352,7 +358,7 @@ def deck_update(*, deck: Deck, **fields) -> Deck:
         if not deck.title:
             raise ValidationError({"title": "title must not be empty"})
     if "description" in fields:
-        deck.description = (fields["description"] or "").strip()
+        deck.description = _text(fields["description"])
     if "objectives" in fields:
         deck.objectives = _objectives(fields["objectives"])
     if "is_published" in fields:
@@ -406,7 +412,8 @@ def question_save(
 ) -> tuple[Question, Revision | None]:
     """Create (question=None) or edit a question from its quiz-file document. Choices keep
     their public keys when their text is unchanged, as a re-seed does."""
-    doc = _question_doc(quiz, data)
+    texts = {k: _text(data[k]) for k in ("prompt", "explanation") if isinstance(data.get(k), str)}
+    doc = _question_doc(quiz, {**data, **texts})
     clash = quiz.questions.filter(slug=doc.slug)
     if question is not None:
         clash = clash.exclude(pk=question.pk)

@@ -229,3 +229,31 @@ def test_linking_a_card_to_live_demos_from_the_card_page(dave_client, ray_task):
     ]  # fmt: skip
     dave_client.post(url, {**_card_post(ray_task), "demos_shown": "1", "demos": ["object-store"]})
     assert list(ray_task.demo_links.values_list("demo", flat=True)) == ["object-store"]
+
+
+def test_saving_a_multi_line_card_unchanged_from_a_browser_records_nothing(
+    dave_client, ray_task, question, staff
+):
+    """Browsers send textarea line breaks as CRLF: saving a card or question without touching
+    it must say "Nothing changed", and the text keeps its plain newlines."""
+    from apps.authoring import services
+
+    services.card_update(card=ray_task, author=staff, back="Line one.\n\nLine two.", why="A\nB")
+    revisions = Revision.objects.count()
+    post = _card_post(ray_task, back="Line one.\r\n\r\nLine two.", why="A\r\nB")
+    response = dave_client.post(reverse("authoring:card", args=[ray_task.pk]), post, follow=True)
+    assert "Nothing changed." in response.content.decode()
+    ray_task.refresh_from_db()
+    assert (ray_task.back, ray_task.why) == ("Line one.\n\nLine two.", "A\nB")
+
+    dave_client.post(
+        reverse("authoring:question", args=[question.pk]),
+        {"slug": "task-or-actor", "kind": "single", "prompt": "Which one\r\nkeeps state?",
+         "explanation": "An actor\r\nis a process.", "points": "1",
+         "options": "[x] An actor\r\n[ ] A task", "cards": ["ray-actor"]},
+    )  # fmt: skip
+    question.refresh_from_db()
+    assert (question.prompt, question.explanation) == (
+        "Which one\nkeeps state?", "An actor\nis a process."
+    )  # fmt: skip
+    assert Revision.objects.count() == revisions + 2  # the question's original and its edit
