@@ -7,7 +7,7 @@ Every function here issues a fixed number of queries however many cards and revi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.core.exceptions import EmptyResultSet
@@ -119,9 +119,33 @@ def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     return cards.filter(~Exists(seen)).order_by("id")
 
 
-def _counts(*parts: tuple[QuerySet, int | None]) -> list[int]:
-    """COUNT(*) of each (queryset, limit) in one round trip: SELECT (SELECT COUNT(*) FROM (...)),
-    ... A limit bounds the work: counting stops at what the day allows anyway."""
+# Sentinels the sized queue's SQL is compiled with once per query shape; each execution puts the
+# real values in their places (see _sized_sql). Nothing real ever has these ids or times.
+_USER, _DECK = -987_654_301, -987_654_302
+_START = datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC)
+_END = datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC)
+_SIZED_SQL: dict[tuple, tuple[str, list[tuple[str, object]]]] = {}
+
+
+def _sized_sql(deck: bool, reviews_limit: int, new_limit: int, target: int):
+    """The sized queue's one round trip, compiled from the same querysets as the whole queue:
+    the day's new and review logs, the re-drills, the due reviews and the new cards (up to the
+    day's limits), and the ids of the first `target` items of each list, in order.
+
+    Compiling five querysets costs more Python than PostgreSQL spends running them, so the SQL
+    is built once per shape (deck or all decks, limits, target) with sentinel values and cached
+    with the slot each parameter comes from. Returns (sql, [(slot, constant)])."""
+    key = (connection.alias, connection.vendor, deck, reviews_limit, new_limit, target)
+    if key in _SIZED_SQL:
+        return _SIZED_SQL[key]
+    redrills, reviews, new, logs = _sources(_USER, _DECK if deck else None, _START, _END)
+    parts = [
+        (logs.filter(kind=ReviewLog.Kind.NEW), None),
+        (logs.filter(kind=ReviewLog.Kind.REVIEW), None),
+        (redrills, None),
+        (reviews, reviews_limit),
+        (new, new_limit),
+    ]
     selects, params = [], []
     for i, (qs, limit) in enumerate(parts):
         qs = qs.values("pk") if limit is not None else qs.order_by().values("pk")
@@ -134,27 +158,26 @@ def _counts(*parts: tuple[QuerySet, int | None]) -> list[int]:
             continue
         selects.append(f"(SELECT COUNT(*) FROM ({sql}) AS part{i})")
         params.extend(part_params)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(selects), params)
-        return [int(n) for n in cursor.fetchone()]
+    for i, qs in enumerate((redrills, reviews, new)):
+        for k in range(target):
+            sql, part_params = qs.values("pk")[k : k + 1].query.sql_with_params()
+            selects.append(f"(SELECT pk FROM ({sql}) AS first{i}_{k})")
+            params.extend(part_params)
+    stamp = connection.ops.adapt_datetimefield_value
+    sentinels = {"user": _USER, "deck": _DECK, "start": stamp(_START), "end": stamp(_END)}
+    slots = []
+    for value in params:
+        slot = next(
+            (name for name, s in sentinels.items() if type(s) is type(value) and s == value), None
+        )
+        slots.append((slot, None) if slot else ("const", value))
+    _SIZED_SQL[key] = ("SELECT " + ", ".join(selects), slots)
+    return _SIZED_SQL[key]
 
 
-def queue(
-    user, deck: Deck | None = None, *, size: int | None = None, avoid: int | None = None, now=None
-) -> Queue:
-    """The learner's queue, across all published decks or in one deck.
-
-    Without `size` every item is loaded (the API), in four queries. With `size` only the first
-    `size` items are (the review page needs one): the day's counts and the queue's counts come
-    in one round trip, the next card in another. `avoid` (a card id, the one just graded) is
-    moved behind the others unless nothing else is left, so a card failed a moment ago does not
-    come straight back while other cards wait.
-    """
-    now = now or timezone.now()
-    profile = profile_for(user)
-    zone = profile.zone
-    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
-    due = _states(user, deck).filter(due_at__lt=end).select_related("card", "card__section")
+def _sources(user, deck, start: datetime, end: datetime):
+    """The queue's lists as querysets: re-drills, due reviews, new cards; and today's logs."""
+    due = _states(user, deck).filter(due_at__lt=end)
     # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
     # and are not held back by the daily review limit (a day's work is not done until they pass).
     # Both were made due today by today's review, so they lie in the index range [start, end);
@@ -163,7 +186,30 @@ def queue(
     redrills = due.filter(again_today).order_by("due_at", "id")
     reviews = due.exclude(again_today).order_by("due_at", "id")
     new = _new_cards(user, deck).select_related("section")
+    logs = ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
+    return redrills, reviews, new, logs
+
+
+def queue(
+    user, deck: Deck | None = None, *, size: int | None = None, avoid: int | None = None, now=None
+) -> Queue:
+    """The learner's queue, across all published decks or in one deck.
+
+    Without `size` every item is loaded (the API), in four queries. With `size` only the first
+    `size` items are (the review page needs one): the day's counts, the queue's counts and the
+    ids of the first items come in one round trip, the next card in another (a third when the
+    items come from both states and new cards). `avoid` (a card id, the one just graded) is
+    moved behind the others unless nothing else is left, so a card failed a moment ago does not
+    come straight back while other cards wait.
+    """
+    now = now or timezone.now()
+    profile = profile_for(user)
+    zone = profile.zone
+    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
     if size is None:
+        redrills, reviews, new, _ = _sources(user, deck, start, end)
+        redrills = redrills.select_related("card", "card__section")
+        reviews = reviews.select_related("card", "card__section")
         day = today(user, now)
         new_left, reviews_left = day.new_left, day.reviews_left
         items = [QueueItem(s.card, s, "redrill") for s in redrills]
@@ -174,27 +220,47 @@ def queue(
         }
         limits = {"new": new_left, "due": reviews_left}
         return Queue(items, counts, now, zone, limits)
-    logs = ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
-    new_done, reviews_done, n_again, n_due, n_new = _counts(
-        (logs.filter(kind=ReviewLog.Kind.NEW), None),
-        (logs.filter(kind=ReviewLog.Kind.REVIEW), None),
-        (redrills, None),
-        (reviews, profile.reviews_per_day),
-        (new, profile.new_cards_per_day),
+    target = size + (1 if avoid else 0)
+    sql, slots = _sized_sql(
+        deck is not None, profile.reviews_per_day, profile.new_cards_per_day, target
     )
+    stamp = connection.ops.adapt_datetimefield_value
+    values = {
+        "user": user.pk,
+        "deck": deck.pk if deck is not None else None,
+        "start": stamp(start),
+        "end": stamp(end),
+    }
+    params = [values[slot] if slot != "const" else const for slot, const in slots]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = [int(n) if n is not None else None for n in cursor.fetchone()]
+    new_done, reviews_done, n_again, n_due, n_new = row[:5]
+    first = {
+        kind: row[5 + i * target : 5 + (i + 1) * target]
+        for i, kind in enumerate(("redrill", "due", "new"))
+    }
     new_left = max(0, profile.new_cards_per_day - new_done)
     reviews_left = max(0, profile.reviews_per_day - reviews_done)
     counts = {"redrill": n_again, "due": min(n_due, reviews_left), "new": min(n_new, new_left)}
+    picked: list[tuple[str, int]] = []
+    for kind in ("redrill", "due", "new"):
+        wanted = min(counts[kind], target - len(picked))
+        picked += [(kind, pk) for pk in first[kind][: max(0, wanted)] if pk is not None]
+    state_ids = [pk for kind, pk in picked if kind != "new"]
+    card_ids = [pk for kind, pk in picked if kind == "new"]
+    states = (
+        CardState.objects.select_related("card", "card__section").in_bulk(state_ids)
+        if state_ids
+        else {}
+    )
+    cards = Card.objects.select_related("section").in_bulk(card_ids) if card_ids else {}
     items: list[QueueItem] = []
-    target = size + (1 if avoid else 0)
-    for kind, source in (("redrill", redrills), ("due", reviews), ("new", new)):
-        wanted = min(counts[kind], target - len(items))
-        if wanted <= 0:
-            continue
-        for row in source[:wanted]:
-            items.append(
-                QueueItem(row, None, "new") if kind == "new" else QueueItem(row.card, row, kind)
-            )
+    for kind, pk in picked:  # a row gone since the count (an undo) is simply left out
+        if kind == "new" and pk in cards:
+            items.append(QueueItem(cards[pk], None, "new"))
+        elif kind != "new" and pk in states:
+            items.append(QueueItem(states[pk].card, states[pk], kind))
     if avoid and len(items) > 1:
         items = [item for item in items if item.card.pk != avoid] + [
             item for item in items if item.card.pk == avoid

@@ -251,3 +251,50 @@ def test_a_redrill_left_from_an_earlier_day_is_simply_due(alice, small_deck):
     log, _ = review_record(user=alice, card=task, grade=5, now=two_days_on)
     assert log.kind == "redrill"  # the re-drill rule still applies: n, EF and I unchanged
     assert CardState.objects.get(user=alice, card=task).due_at == T0 + timedelta(days=7)
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_the_sized_queue_agrees_with_the_whole_queue(alice, bob, small_deck, whole):
+    """The review page's sized queue (SQL compiled once per shape, then reused with each
+    learner's values) counts and orders exactly as the whole queue does, for every learner,
+    deck and limit it meets."""
+    deck = None if whole else small_deck
+    other = Deck.objects.create(slug="other", title="Other", is_published=True)
+    part = Section.objects.create(deck=other, slug="s", order=1, title="S")
+    for i in range(4):
+        Card.objects.create(deck=other, section=part, slug=f"o{i}", order=i, front="f", back="b")
+    now = T0 + timedelta(days=3)
+
+    def agree():
+        full = selectors.queue(alice, deck, now=now)
+        for avoid in [None] + [item.card.pk for item in full.items[:2]]:
+            sized = selectors.queue(alice, deck, size=1, avoid=avoid, now=now)
+            assert sized.counts == full.counts and sized.limits == full.limits
+            rest = [i for i in full.items if i.card.pk != avoid] or full.items
+            assert slugs(sized) == ([(rest[0].kind, rest[0].card.slug)] if rest else [])
+
+    agree()  # all new
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=T0)
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
+    review_record(user=alice, card=other.cards.get(slug="o1"), grade=4, now=T0)
+    agree()  # due, then new
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=1, now=now)
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=3, now=now)
+    agree()  # re-drills first
+    profile = profile_for(alice)
+    profile.new_cards_per_day, profile.reviews_per_day = 1, 1
+    profile.save()
+    alice.refresh_from_db()
+    agree()  # limits spent
+    profile.new_cards_per_day, profile.reviews_per_day = 0, 0
+    profile.save()
+    alice.refresh_from_db()
+    agree()  # limits of zero
+    card_suspend(user=alice, card=card(small_deck, "ray-task"))
+    other.is_published = False
+    other.save()
+    agree()  # suspended, unpublished
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=4, now=now)
+    agree()  # re-drill passed: nothing left but what the limits hold back
+    mine = selectors.queue(bob, deck, size=1, now=now)  # the cached SQL, another learner
+    assert mine.counts == {"redrill": 0, "due": 0, "new": 5}  # other is unpublished
