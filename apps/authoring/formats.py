@@ -48,6 +48,7 @@ CSV_REQUIRED = ("front", "back", "section", "tags")
 CSV_OPTIONAL = ("slug", "section_title", "why")
 CSV_COLUMNS = ("slug", "section", "section_title", "front", "back", "why", "tags")
 ANKI_SECTION = "imported-from-anki"
+TITLE_MAX = 200  # Deck.title and Section.title
 SECTION_TAG = "section::"  # the Anki tag an .apkg export gives each note for its section
 EXTENSIONS = {
     ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv", ".txt": "anki",
@@ -311,6 +312,8 @@ def rows_merge(
         if not SLUG_RE.match(deck_slug or ""):
             raise ContentError(source, "", f"deck slug {deck_slug!r} must be like ray-basics")
         title = deck_title or deck_slug.replace("-", " ").capitalize()
+        if len(title) > TITLE_MAX:
+            raise ContentError(source, "", f"deck title is longer than {TITLE_MAX} characters")
         doc = DeckDoc(slug=deck_slug, title=title, description="", objectives=[], sections=[])
     by_slug = {s.slug: s for s in doc.sections}
     by_title = {s.title.strip().lower(): s for s in doc.sections}
@@ -327,6 +330,9 @@ def rows_merge(
             )
         if slug not in by_slug:
             title = row.section_title or row.section
+            if len(title) > TITLE_MAX:
+                problem = f"section title is longer than {TITLE_MAX} characters"
+                raise ContentError(source, f"line {row.line}", problem)
             by_slug[slug] = SectionDoc(slug=slug, title=title, summary="", concepts=[], cards=[])
             doc.sections.append(by_slug[slug])
             by_title[title.lower()] = by_slug[slug]

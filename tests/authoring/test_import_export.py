@@ -303,3 +303,16 @@ def test_yaml_aliases_are_refused_so_a_small_file_cannot_expand_past_the_limit(s
     message = _refused(text, "bomb.yaml")
     assert message == "bomb.yaml: line 8: not valid YAML (aliases (*name) are not allowed)"
     assert not Deck.objects.filter(slug="bomb").exists()
+
+
+def test_csv_section_or_deck_title_too_long_is_refused_by_line_not_a_database_error(small_deck):
+    """PostgreSQL refuses a title over 200 characters with a DataError (a 500); SQLite took it."""
+    long = "x" * 201
+    data = f"front,back,section,tags\nQ,A,core,\nQ2,A2,{long},\n"
+    assert _refused(data, "cards.csv", deck_slug="ray-basics") == (
+        "cards.csv: line 3: section title is longer than 200 characters"
+    )
+    data = "front,back,section,tags\nQ,A,core,\n"
+    assert _refused(data, "cards.csv", deck_slug="new-deck", deck_title=long) == (
+        "cards.csv: deck title is longer than 200 characters"
+    )
