@@ -25,7 +25,7 @@ from apps.authoring.formats import (
     limit_text,
 )
 from apps.authoring.forms import OPTION_FIELD, OPTION_HELP, options_parse, options_text
-from apps.decks.content import ContentError
+from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.markdown import render_markdown
 from apps.demos.ray_demos.catalogue import DEMOS
 from apps.quizzes.models import Question, Quiz
@@ -556,7 +556,8 @@ def import_page(request):
             upload = request.FILES.get("file")
             if upload is None:
                 raise ContentError("upload", "", "choose a file to import")
-            data, filename = upload.read(), upload.name
+            # Read one byte past the limit at most: enough to refuse, never all of a huge file.
+            data, filename = upload.read(MAX_FILE_BYTES + 1), upload.name
             options = _import_options(request.POST)
         doc = import_document(
             data, filename=filename, fmt=options["fmt"], deck_slug=options["deck_slug"],

@@ -316,3 +316,14 @@ def test_csv_section_or_deck_title_too_long_is_refused_by_line_not_a_database_er
     assert _refused(data, "cards.csv", deck_slug="new-deck", deck_title=long) == (
         "cards.csv: deck title is longer than 200 characters"
     )
+
+
+def test_import_command_reads_no_more_than_the_limit(small_deck):
+    """/dev/zero says it is 0 bytes long and never ends: the command must stop reading at the
+    limit and refuse it, not read until memory runs out."""
+    with pytest.raises(CommandError) as exc:
+        call_command("import_deck", "/dev/zero", "--format", "csv", "--deck", "ray-basics")
+    assert str(exc.value) == (
+        "Nothing was imported. zero: the file is larger than 2 MiB, the import limit"
+        " (split the deck or import it in parts)"
+    )

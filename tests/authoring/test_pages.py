@@ -257,3 +257,12 @@ def test_saving_a_multi_line_card_unchanged_from_a_browser_records_nothing(
         "Which one\nkeeps state?", "An actor\nis a process."
     )  # fmt: skip
     assert Revision.objects.count() == revisions + 2  # the question's original and its edit
+
+
+def test_an_upload_over_the_limit_is_refused_on_the_import_page(dave_client, small_deck):
+    data = b"front,back,section,tags\n" + b"Q,A,ray-core,\n" * (600 * 1024)  # ~8 MiB
+    upload = SimpleUploadedFile("big.csv", data, "text/csv")
+    response = dave_client.post(reverse("authoring:import"), {"file": upload, "deck": "ray-basics"})
+    assert response.status_code == 400
+    assert "big.csv: the file is larger than 2 MiB, the import limit" in response.content.decode()
+    assert small_deck.cards.count() == 5

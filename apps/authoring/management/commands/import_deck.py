@@ -28,10 +28,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, file: Path, fmt, deck, title, section, dry_run, publish, **options):
         try:
-            if file.stat().st_size > MAX_FILE_BYTES:
-                data = file.read_bytes()[: MAX_FILE_BYTES + 1]
-            else:
-                data = file.read_bytes()
+            # One byte past the limit is enough to refuse; a file's stat size can lie (pipes,
+            # /dev/zero), so the read itself is what is bounded.
+            with file.open("rb") as stream:
+                data = stream.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             raise CommandError(f"Cannot read {file}: {exc.strerror}") from None
         try:
