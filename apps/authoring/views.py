@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -95,7 +96,11 @@ def deck_publish(request, slug: str):
                       "export_formats": EXPORT_FORMATS})  # fmt: skip
     state = "published" if deck.is_published else "a draft"
     messages.success(request, f"{deck.title} is now {state}.")
-    return redirect(request.POST.get("next") or reverse("authoring:index"))
+    back = request.POST.get("next", "")
+    safe = url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return redirect(back if safe else reverse("authoring:index"))
 
 
 @author_required

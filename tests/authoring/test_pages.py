@@ -266,3 +266,11 @@ def test_an_upload_over_the_limit_is_refused_on_the_import_page(dave_client, sma
     assert response.status_code == 400
     assert "big.csv: the file is larger than 2 MiB, the import limit" in response.content.decode()
     assert small_deck.cards.count() == 5
+
+
+def test_publish_goes_back_only_to_a_page_of_this_site(dave_client, small_deck):
+    url = reverse("authoring:deck-publish", args=["ray-basics"])
+    response = dave_client.post(url, {"publish": "0", "next": "https://evil.example/login"})
+    assert response["Location"] == reverse("authoring:index")
+    response = dave_client.post(url, {"publish": "1", "next": "/author/decks/ray-basics/"})
+    assert response["Location"] == "/author/decks/ray-basics/"
