@@ -10,14 +10,14 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.study import scheduler
-from apps.study.models import CardState, NewCardCursor, ReviewLog
+from apps.study.models import SCHEDULE_FIELDS, CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
 UNDO_DEPTH = 30
@@ -100,8 +100,35 @@ def review_record(
     raise AssertionError("unreachable")
 
 
+def _state_locked(user, card: Card) -> CardState | None:
+    """The learner's state row for `card`, locked until the transaction ends (SELECT ... FOR
+    UPDATE on PostgreSQL; SQLite serialises writers). Plain SQL: composing it through the ORM
+    cost more Python than the whole round trip."""
+    meta = CardState._meta
+    qn = connection.ops.quote_name
+    sql = f"SELECT * FROM {qn(meta.db_table)} WHERE {qn('user_id')} = %s AND {qn('card_id')} = %s"
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    return next(iter(CardState.objects.raw(sql, [user.pk, card.pk])), None)
+
+
+def _state_update(row: CardState) -> None:
+    """UPDATE the locked row's schedule (and introduced_at) in place: no save() machinery,
+    no re-read; the row is locked, so nothing else changed it meanwhile."""
+    meta = CardState._meta
+    qn = connection.ops.quote_name
+    fields = [meta.get_field(name) for name in [*SCHEDULE_FIELDS, "introduced_at"]]
+    assignments = ", ".join(f"{qn(f.column)} = %s" for f in fields)
+    params = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {qn(meta.pk.column)} = %s",
+            [*params, row.pk],
+        )
+
+
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
-    row = CardState.objects.select_for_update().filter(user=user, card=card).first()
+    row = _state_locked(user, card)
     now = now or timezone.now()
     if row is None:
         before, kind = None, ReviewLog.Kind.NEW
@@ -132,9 +159,11 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
     if row.introduced_at is None:
         row.introduced_at = now
     created = row.pk is None
-    row.save()
     if created:
+        row.save()
         _cursor_advance(user, card)
+    else:
+        _state_update(row)
     log = ReviewLog.objects.create(
         user=user,
         card=card,
