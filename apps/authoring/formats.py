@@ -98,10 +98,25 @@ def text_decode(data: bytes, source: str) -> str:
             " (split the deck or import it in parts)",
         )
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ContentError(source, f"line {line}", "not UTF-8 text; save it as UTF-8") from None
+    _nul_refuse(text, text.find("\x00"), source)
+    return text
+
+
+# A JSON \u0000 escape (one not itself escaped as \\u0000) decodes to a NUL character.
+_JSON_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000", re.IGNORECASE)
+
+
+def _nul_refuse(text: str, index: int, source: str) -> None:
+    """PostgreSQL text cannot hold a NUL character, and no card needs one."""
+    if index >= 0:
+        line = text.count("\n", 0, index) + 1
+        raise ContentError(
+            source, f"line {line}", "contains a NUL character (\\x00); is it a text file?"
+        )
 
 
 def slug_from_text(text: str) -> str:
@@ -381,6 +396,8 @@ def import_document(
     text = text_decode(data, source)
     if fmt in ("yaml", "json"):
         if fmt == "json":
+            match = _JSON_NUL.search(text)
+            _nul_refuse(text, match.start() if match else -1, source)
             try:
                 data_doc = json.loads(text)
             except json.JSONDecodeError as exc:

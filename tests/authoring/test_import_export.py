@@ -2,6 +2,7 @@
 
 import csv
 import io
+import json
 import sqlite3
 import zipfile
 
@@ -327,3 +328,24 @@ def test_import_command_reads_no_more_than_the_limit(small_deck):
         "Nothing was imported. zero: the file is larger than 2 MiB, the import limit"
         " (split the deck or import it in parts)"
     )
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "line"),
+    [
+        ("nul.csv", "front,back,section,tags\nQ,A,core,\nQ2,A\x002,core,\n", 3),
+        ("nul.json", '{"slug": "x",\n"title": "A\\u0000B", "sections": []}', 2),
+        ("nul.txt", "Q\tA\nQ2\tA\x002\n", 2),
+    ],
+)
+def test_a_nul_character_is_refused_by_line_not_a_database_error(small_deck, filename, data, line):
+    """PostgreSQL text cannot hold NUL (a DataError, so a 500); SQLite stored it."""
+    message = _refused(data, filename, deck_slug="ray-basics")
+    assert message.startswith(f"{filename}: line {line}: contains a NUL character")
+
+
+def test_a_json_deck_may_still_mention_the_text_backslash_u0000(small_deck):
+    document = deck_document(small_deck)
+    document["sections"][0]["cards"][0]["back"] = "JSON writes NUL as \\u0000."
+    _import(json.dumps(document), "deck.json")
+    assert small_deck.cards.get(slug="ray-task").back == "JSON writes NUL as \\u0000."
