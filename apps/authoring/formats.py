@@ -424,6 +424,8 @@ class _BlockDumper(yaml.SafeDumper):
 
 def _text_representer(dumper: yaml.SafeDumper, value: str):
     style = "|" if "\n" in value else None
+    if style is None and any(ch in value for ch in "\x85\u2028\u2029"):
+        style = '"'  # YAML folds these line breaks into spaces unless they are escaped
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

@@ -349,3 +349,17 @@ def test_a_json_deck_may_still_mention_the_text_backslash_u0000(small_deck):
     document["sections"][0]["cards"][0]["back"] = "JSON writes NUL as \\u0000."
     _import(json.dumps(document), "deck.json")
     assert small_deck.cards.get(slug="ray-task").back == "JSON writes NUL as \\u0000."
+
+
+def test_yaml_export_keeps_unicode_line_separators(small_deck, staff):
+    """YAML reads NEL, LS and PS as line breaks and folds them into spaces unless quoted."""
+    text = "a\x85b \u2028c\u2029d\nsecond\x85line"
+    one_line = "x\x85y\u2028z"
+    services.card_update(
+        card=small_deck.cards.get(slug="ray-task"), author=staff, back=text, why=one_line
+    )
+    exported = export_deck(small_deck, "yaml")
+    Deck.objects.all().delete()
+    _import(exported, "deck.yaml")
+    card = Card.objects.get(slug="ray-task")
+    assert (card.back, card.why) == (text, one_line)
