@@ -1,6 +1,10 @@
 """Each demo's pure function, with tiny parameters, against one real local Ray."""
 
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -126,6 +130,36 @@ def test_a_cancel_is_noticed_between_steps(ray_cluster):
     with pytest.raises(DemoCancelled):
         run_demo("fault-tolerance", {"steps": 200, "kill": False}, lambda p: None,
                  deadline=Deadline(60, cancelled=lambda: True))  # fmt: skip
+
+
+def test_leaving_a_scope_after_its_tasks_finished_never_aborts_the_driver(ray_cluster):
+    """Owned.close() used to force-cancel tasks that had just finished, and Ray 2.60 then
+    aborts the driver ("Tried to complete task that was not pending"): in production the
+    Celery worker died at the end of a successful demo. Run in a child driver, many times."""
+    script = textwrap.dedent(
+        """
+        import sys
+        import ray
+        from apps.demos.ray_demos.base import Deadline
+        from apps.demos.ray_demos.raytools import owned, wait_all
+
+        @ray.remote(num_cpus=0.5)
+        def small(i):
+            return [float(i)] * 5
+
+        ray.init(address=sys.argv[1], log_to_driver=False, configure_logging=False)
+        for _ in range(300):
+            with owned() as scope:
+                wait_all([scope.ref(small.remote(j)) for j in range(4)], Deadline(30))
+        print("done")
+        """
+    )
+    address = ray_cluster.get_runtime_context().gcs_address
+    out = subprocess.run(
+        [sys.executable, "-c", script, address],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert out.returncode == 0 and "done" in out.stdout, out.stderr[-1500:]
 
 
 def test_every_demo_has_a_test_here():

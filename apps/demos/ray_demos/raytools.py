@@ -86,7 +86,16 @@ class Owned:
             self.actors.remove(handle)
 
     def close(self) -> None:
-        for ref in self.refs:
+        # Cancel only what has not finished: Ray 2.60 aborts the whole driver process (here, the
+        # Celery worker) with "Tried to complete task that was not pending" when a task whose
+        # result has just arrived is cancelled before Ray has finished bookkeeping its reply.
+        unfinished = []
+        if self.refs:
+            with contextlib.suppress(Exception):
+                _, unfinished = ray.wait(
+                    self.refs, num_returns=len(self.refs), timeout=0, fetch_local=False
+                )
+        for ref in unfinished:
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
         for handle in self.actors:
