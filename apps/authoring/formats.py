@@ -50,6 +50,7 @@ CSV_COLUMNS = ("slug", "section", "section_title", "front", "back", "why", "tags
 ANKI_SECTION = "imported-from-anki"
 TITLE_MAX = 200  # Deck.title and Section.title
 SECTION_TAG = "section::"  # the Anki tag an .apkg export gives each note for its section
+ANKI_NOTETYPE = "RayDeck"  # the .apkg note type is named "RayDeck (deck slug)"
 EXTENSIONS = {
     ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv", ".txt": "anki",
     ".tsv": "anki",
@@ -238,6 +239,7 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
     front and back separated by the separator (tab by default), quoted like CSV when needed."""
     lines = text.splitlines(keepends=True)
     separator, is_html, skip, tags_column = "\t", False, set(), None
+    notetype_column, column_names = None, ""
     header_lines = 0
     for raw in lines:
         if not raw.startswith("#"):
@@ -251,8 +253,17 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
             is_html = value.lower() == "true"
         elif key in ("guid column", "notetype column", "deck column") and value.isdigit():
             skip.add(int(value) - 1)
+            if key == "notetype column":
+                notetype_column = int(value) - 1
         elif key == "tags column" and value.isdigit():
             tags_column = int(value) - 1
+        elif key == "columns":
+            column_names = value
+    # `#columns:` names the columns; one named Tags holds the tags, as Anki maps it by name.
+    names = [n.strip().lower() for n in column_names.split(separator)] if column_names else []
+    if tags_column is None and "tags" in names:
+        tags_column = names.index("tags")
+    skip.update(i for i, name in enumerate(names) if name in ("guid", "notetype", "deck"))
     body = "".join(lines[header_lines:])
     reader = csv.reader(io.StringIO(body, newline=""), delimiter=separator, quotechar='"')
     rows: list[CardRow] = []
@@ -278,7 +289,12 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
                 slug, why = slug_from_text(front), None
                 # A note from our own .apkg (fields Front, Back, Why, Slug) keeps its card slug,
                 # so taking a deck through Anki and back updates cards instead of adding copies.
-                if len(fields) >= 4 and SLUG_RE.match(fields[3].strip()):
+                # Only a note of that note type: another type's 4th field ("noun") is no slug.
+                notetype = record[notetype_column] if notetype_column is not None and (
+                    notetype_column < len(record)
+                ) else ANKI_NOTETYPE  # fmt: skip
+                ours = len(fields) == 4 and notetype.startswith(ANKI_NOTETYPE)
+                if ours and SLUG_RE.match(fields[3].strip()):
                     slug, why = fields[3].strip(), clean(fields[2])
                 rows.append(
                     CardRow(
@@ -471,7 +487,7 @@ code { background: #f1f5f9; }"""
 def anki_model(deck: Deck) -> genanki.Model:
     return genanki.Model(
         _stable_id("model", deck.slug),
-        f"RayDeck ({deck.slug})",
+        f"{ANKI_NOTETYPE} ({deck.slug})",
         fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Why"}, {"name": "Slug"}],
         templates=[
             {

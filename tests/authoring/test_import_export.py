@@ -363,3 +363,26 @@ def test_yaml_export_keeps_unicode_line_separators(small_deck, staff):
     _import(exported, "deck.yaml")
     card = Card.objects.get(slug="ray-task")
     assert (card.back, card.why) == (text, one_line)
+
+
+def test_anki_notes_of_other_note_types_are_not_taken_for_raydeck_slugs(small_deck):
+    """Only a note of RayDeck's own note type (4 fields: Front, Back, Why, Slug) carries a card
+    slug; a vocabulary note whose 4th field is 'noun' is an ordinary new card."""
+    text = (
+        "#separator:tab\n#html:false\n#notetype column:1\n#tags column:6\n"
+        "Vocab\tcasa\thouse\tnoun\tnoun\tes\nVocab\tperro\tdog\tnoun\tnoun\tes\n"
+        "Vocab\tgato\tcat\t\tray-task\tes\n"
+    )
+    result = _import(text, "vocab.txt", deck_slug="ray-basics")
+    assert (result.created, result.changed) == (3, 0)
+    assert {"casa", "perro", "gato"} <= set(small_deck.cards.values_list("slug", flat=True))
+    assert small_deck.cards.get(slug="ray-task").front == "What is a Ray task?"
+    five = "#separator:tab\nuno\tone\tx\tray-actor\textra\n"
+    assert _import(five, "five.txt", deck_slug="ray-basics").created == 1
+    assert small_deck.cards.get(slug="ray-actor").front == "What is a Ray actor?"
+
+
+def test_anki_columns_header_names_the_tags_column(small_deck):
+    text = "#separator:comma\n#columns:Front,Back,Tags\nWhat is Ray?,A framework,intro core\n"
+    _import(text, "cols.txt", deck_slug="ray-basics")
+    assert small_deck.cards.get(slug="what-is-ray").tags == ["intro", "core"]
