@@ -267,6 +267,7 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
     body = "".join(lines[header_lines:])
     reader = csv.reader(io.StringIO(body, newline=""), delimiter=separator, quotechar='"')
     rows: list[CardRow] = []
+    fronts: dict[str, tuple[int, str]] = {}  # slug made from a front -> (line, front)
     line = header_lines + 1
     clean = anki_html_to_text if is_html else str.strip
     try:
@@ -296,6 +297,20 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
                 ours = len(fields) == 4 and notetype.startswith(ANKI_NOTETYPE)
                 if ours and SLUG_RE.match(fields[3].strip()):
                     slug, why = fields[3].strip(), clean(fields[2])
+                elif slug in fronts:
+                    # No slug column to fix a clash in: long fronts that start alike get a
+                    # slug ending in a hash of the whole front (the same on every import).
+                    first_line, first_front = fronts[slug]
+                    if front == first_front:
+                        raise ContentError(
+                            source,
+                            f"line {line}",
+                            f"the same front as line {first_line} (card slugs come from the front)",
+                        )
+                    digest = hashlib.sha1(front.encode()).hexdigest()[:8]
+                    slug = f"{slug[:51].rstrip('-')}-{digest}"
+                else:
+                    fronts[slug] = (line, front)
                 rows.append(
                     CardRow(
                         line=line, slug=slug, front=front, back=back, why=why,

@@ -386,3 +386,15 @@ def test_anki_columns_header_names_the_tags_column(small_deck):
     text = "#separator:comma\n#columns:Front,Back,Tags\nWhat is Ray?,A framework,intro core\n"
     _import(text, "cols.txt", deck_slug="ray-basics")
     assert small_deck.cards.get(slug="what-is-ray").tags == ["intro", "core"]
+
+
+def test_anki_fronts_alike_in_their_first_60_characters_get_their_own_slugs(small_deck):
+    """An Anki file has no slug column, so long fronts sharing a start must not be refused."""
+    start = "Which of the following statements about Ray actors and their state is true"
+    text = f"{start} for a restarted actor?\tA\n{start} for a detached actor?\tB\n"
+    assert _import(text, "long.txt", deck_slug="ray-basics").created == 2
+    assert _import(text, "long.txt", deck_slug="ray-basics").unchanged == 7, "re-import: same"
+    same = "What is Ray?\tA\nWhat is Ray?\tB\n"
+    assert _refused(same, "same.txt", deck_slug="ray-basics") == (
+        "same.txt: line 2: the same front as line 1 (card slugs come from the front)"
+    )
