@@ -428,8 +428,9 @@ def _question_context(quiz, question, values, errors):
     }
 
 
-def _posted_question(request) -> tuple[dict, dict]:
-    values = {
+def _posted_question_values(request) -> dict:
+    """What the author typed, as the form shows it again when something is wrong."""
+    return {
         "slug": request.POST.get("slug", "").strip(),
         "kind": request.POST.get("kind", ""),
         "prompt": request.POST.get("prompt", ""),
@@ -438,6 +439,10 @@ def _posted_question(request) -> tuple[dict, dict]:
         "options": request.POST.get("options", ""),
         "cards": request.POST.getlist("cards"),
     }
+
+
+def _posted_question(values: dict) -> dict:
+    """The question document from the typed values, or a ValidationError naming the field."""
     try:
         points = int(values["points"])
     except ValueError:
@@ -445,7 +450,7 @@ def _posted_question(request) -> tuple[dict, dict]:
     data = {k: values[k] for k in ("slug", "kind", "prompt", "explanation", "cards")}
     data["points"] = points
     data.update(options_parse(values["kind"], values["options"]))
-    return values, data
+    return data
 
 
 def _question_values(question) -> dict:
@@ -464,16 +469,15 @@ def question(request, pk: int | None = None, slug: str | None = None):
         values = {"kind": "single", "points": 1, "cards": [], "options": "[x] \n[ ] "}
     errors = {}
     if request.method == "POST":
+        values = _posted_question_values(request)
         try:
-            values, data = _posted_question(request)
+            data = _posted_question(values)
             saved, revision = services.question_save(
                 quiz=quiz, question=question, data=data, author=request.user,
                 note=request.POST.get("note", ""),
             )  # fmt: skip
         except ValidationError as exc:
             errors = _errors(exc)
-            values = {**values, **{k: request.POST.get(k, "") for k in ("slug", "kind")}}
-            values["cards"] = request.POST.getlist("cards")
         else:
             messages.success(
                 request,

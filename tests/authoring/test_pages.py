@@ -274,3 +274,25 @@ def test_publish_goes_back_only_to_a_page_of_this_site(dave_client, small_deck):
     assert response["Location"] == reverse("authoring:index")
     response = dave_client.post(url, {"publish": "1", "next": "/author/decks/ray-basics/"})
     assert response["Location"] == "/author/decks/ray-basics/"
+
+
+def test_a_bad_option_line_keeps_what_the_author_typed(dave_client, question):
+    response = dave_client.post(
+        reverse("authoring:question", args=[question.pk]),
+        {"slug": "task-or-actor", "kind": "single", "prompt": "A much better prompt, typed",
+         "explanation": "A new explanation", "points": "1",
+         "options": "[x] An actor\nA task, forgot the box", "cards": ["ray-actor"]},
+    )  # fmt: skip
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "line 2: start it with [x] or [ ]" in html
+    assert "A much better prompt, typed</textarea>" in html
+    assert "A task, forgot the box</textarea>" in html
+    assert "A new explanation</textarea>" in html
+    response = dave_client.post(
+        reverse("authoring:question", args=[question.pk]),
+        {"slug": "task-or-actor", "kind": "single", "prompt": "Typed prompt", "explanation": "E",
+         "points": "many", "options": "[x] An actor\n[ ] A task", "cards": ["ray-actor"]},
+    )  # fmt: skip
+    assert "points must be a whole number" in response.content.decode()
+    assert "Typed prompt</textarea>" in response.content.decode()
