@@ -107,20 +107,22 @@ def deck_publish(request, slug: str):
 def deck(request, slug: str):
     deck = selectors.deck_for_author(request.user, slug)
     errors = {}
+    values = {"title": deck.title, "description": deck.description,
+              "objectives": "\n".join(deck.objectives)}  # fmt: skip
     if request.method == "POST":
+        values = {key: request.POST.get(key, "") for key in values}
         try:
-            services.deck_update(
-                deck=deck, title=request.POST.get("title", ""),
-                description=request.POST.get("description", ""),
-                objectives=request.POST.get("objectives", ""),
-            )  # fmt: skip
+            services.deck_update(deck=deck, **values)
         except ValidationError as exc:
             errors = _errors(exc)
+            deck.refresh_from_db()  # the heading shows what is saved, the form what was typed
         else:
             messages.success(request, "Deck saved.")
             return redirect("authoring:deck", slug=deck.slug)
     context = {
         "deck": deck,
+        "values": values,
+        "description_preview": render_markdown(values["description"]),
         "sections": selectors.deck_structure(deck),
         "quizzes": deck.quizzes.select_related("section"),
         "quiz_kinds": Quiz.Kind.choices,
@@ -176,23 +178,26 @@ def section_create(request, slug: str):
 def section(request, pk: int):
     section = selectors.section_for_author(request.user, pk)
     errors = {}
+    values = {"slug": section.slug, "title": section.title, "summary": section.summary}
     if request.method == "POST":
+        if not request.POST.get("delete"):
+            values = {key: request.POST.get(key, "") for key in values}
         try:
             if request.POST.get("delete"):
                 services.section_delete(section=section)
                 messages.success(request, f"Section {section.slug} deleted.")
                 return redirect("authoring:deck", slug=section.deck.slug)
-            services.section_update(
-                section=section, slug=request.POST.get("slug", ""),
-                title=request.POST.get("title", ""), summary=request.POST.get("summary", ""),
-            )  # fmt: skip
+            services.section_update(section=section, **values)
         except ValidationError as exc:
             errors = _errors(exc)
+            section.refresh_from_db()  # the heading shows what is saved, the form what was typed
         else:
             messages.success(request, "Section saved.")
             return redirect("authoring:deck", slug=section.deck.slug)
     return render(
-        request, "authoring/section.html", {"section": section, "errors": errors},
+        request, "authoring/section.html",
+        {"section": section, "errors": errors, "values": values,
+         "summary_preview": render_markdown(values["summary"])},
         status=400 if errors else 200,
     )  # fmt: skip
 

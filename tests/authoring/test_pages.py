@@ -296,3 +296,30 @@ def test_a_bad_option_line_keeps_what_the_author_typed(dave_client, question):
     )  # fmt: skip
     assert "points must be a whole number" in response.content.decode()
     assert "Typed prompt</textarea>" in response.content.decode()
+
+
+def test_refused_section_and_deck_edits_keep_what_the_author_typed(dave_client, small_deck):
+    section = small_deck.sections.get(slug="ray-core")
+    response = dave_client.post(
+        reverse("authoring:section", args=[section.pk]),
+        {"slug": "Ray Core!", "title": "Ray core, revised", "summary": "A long new summary."},
+    )
+    html = response.content.decode()
+    assert response.status_code == 400 and "must be lowercase words" in html
+    assert 'value="Ray Core!"' in html and 'value="Ray core, revised"' in html
+    assert "A long new summary.</textarea>" in html
+    response = dave_client.post(
+        reverse("authoring:deck", args=["ray-basics"]),
+        {"title": " ", "description": "A new description.", "objectives": "One\nTwo"},
+    )
+    html = response.content.decode()
+    assert response.status_code == 400 and "title must not be empty" in html
+    assert "A new description.</textarea>" in html and "One\nTwo</textarea>" in html
+
+
+def test_deleting_a_section_with_cards_explains_and_keeps_the_form_filled(dave_client, small_deck):
+    section = small_deck.sections.get(slug="ray-core")
+    response = dave_client.post(reverse("authoring:section", args=[section.pk]), {"delete": "1"})
+    html = response.content.decode()
+    assert response.status_code == 400 and "still has 3 cards" in html
+    assert 'value="ray-core"' in html and 'value="Ray core"' in html
