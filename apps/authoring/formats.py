@@ -478,9 +478,12 @@ def export_csv(deck: Deck) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
-        joiner = ", " if any(" " in t or "," in t for t in card.tags) else " "
+        tags = " ".join(card.tags)
+        if any(" " in t or "," in t for t in card.tags):
+            # The import splits on commas when there is one: a lone "object store" needs one too.
+            tags = ", ".join(card.tags) + ("," if len(card.tags) == 1 else "")
         row = [card.slug, card.section.slug, card.section.title, card.front, card.back, card.why,
-               joiner.join(card.tags)]  # fmt: skip
+               tags]  # fmt: skip
         writer.writerow([csv_cell_defuse(cell) for cell in row])
     return out.getvalue()
 

@@ -398,3 +398,17 @@ def test_anki_fronts_alike_in_their_first_60_characters_get_their_own_slugs(smal
     assert _refused(same, "same.txt", deck_slug="ray-basics") == (
         "same.txt: line 2: the same front as line 1 (card slugs come from the front)"
     )
+
+
+def test_csv_round_trips_a_single_tag_with_a_space(small_deck, staff):
+    services.card_update(
+        card=small_deck.cards.get(slug="ray-task"), author=staff, tags=["object store"]
+    )
+    services.card_update(
+        card=small_deck.cards.get(slug="ray-actor"), author=staff, tags=["a b", "c"]
+    )
+    before = _cards("ray-basics")
+    exported = export_deck(small_deck, "csv")
+    Deck.objects.all().delete()
+    _import(exported, "cards.csv", deck_slug="ray-basics", deck_title="Ray basics")
+    assert _cards("ray-basics") == before
