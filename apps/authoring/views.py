@@ -140,8 +140,10 @@ def deck_authors(request, slug: str):
     deck = selectors.deck_for_author(request.user, slug)
     try:
         if request.POST.get("revoke"):
-            services.deck_author_revoke(deck=deck, by=request.user,
-                                        user_id=int(request.POST["revoke"]))  # fmt: skip
+            user_id = request.POST["revoke"]
+            if not user_id.isdigit():
+                raise ValidationError({"revoke": f"No author to remove: {user_id!r} is no user id."})
+            services.deck_author_revoke(deck=deck, by=request.user, user_id=int(user_id))
             messages.success(request, "Author removed.")
         else:
             grant = services.deck_author_grant(
@@ -271,10 +273,13 @@ def card(request, pk: int):
     values, errors = _card_values(card), {}
     if request.method == "POST":
         values = _posted_card(request)
+        picked = request.POST.getlist("questions")
         chosen = Question.objects.filter(
-            quiz__deck=card.deck, pk__in=request.POST.getlist("questions")
+            quiz__deck=card.deck, pk__in=[pk for pk in picked if pk.isdigit()]
         )
         try:
+            if not all(pk.isdigit() for pk in picked):
+                raise ValidationError({"questions": "not a quiz question of this deck"})
             with transaction.atomic():
                 revision = services.card_update(
                     card=card, author=request.user, note=request.POST.get("note", ""),

@@ -323,3 +323,16 @@ def test_deleting_a_section_with_cards_explains_and_keeps_the_form_filled(dave_c
     html = response.content.decode()
     assert response.status_code == 400 and "still has 3 cards" in html
     assert 'value="ray-core"' in html and 'value="Ray core"' in html
+
+
+def test_malformed_ids_in_a_form_are_a_400_not_a_server_error(dave_client, ray_task, client, staff):
+    post = {**_card_post(ray_task, front="Changed"), "questions_shown": "1", "questions": ["x"]}
+    response = dave_client.post(reverse("authoring:card", args=[ray_task.pk]), post)
+    assert response.status_code == 400
+    assert "not a quiz question of this deck" in response.content.decode()
+    ray_task.refresh_from_db()
+    assert ray_task.front == "What is a Ray task?"
+    client.force_login(staff)
+    url = reverse("authoring:deck-authors", args=["ray-basics"])
+    response = client.post(url, {"revoke": "dave"}, follow=True)
+    assert "No author to remove" in response.content.decode()
