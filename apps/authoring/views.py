@@ -142,7 +142,8 @@ def deck_authors(request, slug: str):
         if request.POST.get("revoke"):
             user_id = request.POST["revoke"]
             if not user_id.isdigit():
-                raise ValidationError({"revoke": f"No author to remove: {user_id!r} is no user id."})
+                problem = f"No author to remove: {user_id!r} is no user id."
+                raise ValidationError({"revoke": problem})
             services.deck_author_revoke(deck=deck, by=request.user, user_id=int(user_id))
             messages.success(request, "Author removed.")
         else:
