@@ -7,7 +7,7 @@ Every function here issues a fixed number of queries however many cards and revi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.core.exceptions import EmptyResultSet
@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
-from apps.study import scheduler
+from apps.study import compiled, scheduler
 from apps.study.models import MATURE_DAYS, CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
@@ -119,14 +119,6 @@ def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     return cards.filter(~Exists(seen)).order_by("id")
 
 
-# Sentinels the sized queue's SQL is compiled with once per query shape; each execution puts the
-# real values in their places (see _sized_sql). Nothing real ever has these ids or times.
-_USER, _DECK = -987_654_301, -987_654_302
-_START = datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC)
-_END = datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC)
-_SIZED_SQL: dict[tuple, tuple[str, list[tuple[str, object]]]] = {}
-
-
 def _sized_sql(deck: bool, reviews_limit: int, new_limit: int, target: int):
     """The sized queue's one round trip, compiled from the same querysets as the whole queue:
     the day's new and review logs, the re-drills, the due reviews and the new cards (up to the
@@ -134,11 +126,14 @@ def _sized_sql(deck: bool, reviews_limit: int, new_limit: int, target: int):
 
     Compiling five querysets costs more Python than PostgreSQL spends running them, so the SQL
     is built once per shape (deck or all decks, limits, target) with sentinel values and cached
-    with the slot each parameter comes from. Returns (sql, [(slot, constant)])."""
-    key = (connection.alias, connection.vendor, deck, reviews_limit, new_limit, target)
-    if key in _SIZED_SQL:
-        return _SIZED_SQL[key]
-    redrills, reviews, new, logs = _sources(_USER, _DECK if deck else None, _START, _END)
+    with the slot each parameter comes from (apps.study.compiled)."""
+    key = ("sized", deck, reviews_limit, new_limit, target)
+    return compiled.sql(key, lambda: _sized_build(deck, reviews_limit, new_limit, target))
+
+
+def _sized_build(deck: bool, reviews_limit: int, new_limit: int, target: int):
+    sources = _sources(compiled.USER, compiled.DECK if deck else None, compiled.START, compiled.END)
+    redrills, reviews, new, logs = sources
     parts = [
         (logs.filter(kind=ReviewLog.Kind.NEW), None),
         (logs.filter(kind=ReviewLog.Kind.REVIEW), None),
@@ -163,16 +158,7 @@ def _sized_sql(deck: bool, reviews_limit: int, new_limit: int, target: int):
             sql, part_params = qs.values("pk")[k : k + 1].query.sql_with_params()
             selects.append(f"(SELECT pk FROM ({sql}) AS first{i}_{k})")
             params.extend(part_params)
-    stamp = connection.ops.adapt_datetimefield_value
-    sentinels = {"user": _USER, "deck": _DECK, "start": stamp(_START), "end": stamp(_END)}
-    slots = []
-    for value in params:
-        slot = next(
-            (name for name, s in sentinels.items() if type(s) is type(value) and s == value), None
-        )
-        slots.append((slot, None) if slot else ("const", value))
-    _SIZED_SQL[key] = ("SELECT " + ", ".join(selects), slots)
-    return _SIZED_SQL[key]
+    return "SELECT " + ", ".join(selects), params
 
 
 def _sources(user, deck, start: datetime, end: datetime):
@@ -221,19 +207,10 @@ def queue(
         limits = {"new": new_left, "due": reviews_left}
         return Queue(items, counts, now, zone, limits)
     target = size + (1 if avoid else 0)
-    sql, slots = _sized_sql(
-        deck is not None, profile.reviews_per_day, profile.new_cards_per_day, target
-    )
-    stamp = connection.ops.adapt_datetimefield_value
-    values = {
-        "user": user.pk,
-        "deck": deck.pk if deck is not None else None,
-        "start": stamp(start),
-        "end": stamp(end),
-    }
-    params = [values[slot] if slot != "const" else const for slot, const in slots]
+    sized = _sized_sql(deck is not None, profile.reviews_per_day, profile.new_cards_per_day, target)
+    values = {"user": user.pk, "deck": deck.pk if deck is not None else None}
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sized.sql, sized.params(connection, values | {"start": start, "end": end}))
         row = [int(n) if n is not None else None for n in cursor.fetchone()]
     new_done, reviews_done, n_again, n_due, n_new = row[:5]
     first = {
@@ -249,12 +226,8 @@ def queue(
         picked += [(kind, pk) for pk in first[kind][: max(0, wanted)] if pk is not None]
     state_ids = [pk for kind, pk in picked if kind != "new"]
     card_ids = [pk for kind, pk in picked if kind == "new"]
-    states = (
-        CardState.objects.select_related("card", "card__section").in_bulk(state_ids)
-        if state_ids
-        else {}
-    )
-    cards = Card.objects.select_related("section").in_bulk(card_ids) if card_ids else {}
+    states = {row.pk: row for row in _by_ids(CardState, ("card", "card__section"), state_ids)}
+    cards = {row.pk: row for row in _by_ids(Card, ("section",), card_ids)}
     items: list[QueueItem] = []
     for kind, pk in picked:  # a row gone since the count (an undo) is simply left out
         if kind == "new" and pk in cards:
@@ -267,6 +240,21 @@ def queue(
         ]
     limits = {"new": new_left, "due": reviews_left}
     return Queue(items[:size], counts, now, zone, limits)
+
+
+def _by_ids(model, related: tuple[str, ...], ids: list[int]) -> list:
+    """Rows of `model` (with `related`) by primary key: the queue's next items. One or two ids,
+    so each count has its compiled query."""
+    if not ids:
+        return []
+    sentinels = [compiled.CARD, compiled.CARD2][: len(ids)]
+    if len(ids) > len(sentinels):
+        return list(model.objects.select_related(*related).filter(pk__in=ids))
+    return compiled.objects(
+        ("by_ids", model._meta.label, related, len(ids)),
+        lambda: model.objects.select_related(*related).filter(pk__in=sentinels),
+        {"card": ids[0], "card2": ids[-1]},
+    )
 
 
 def due_counts(

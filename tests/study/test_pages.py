@@ -184,3 +184,23 @@ def test_suspended_cards_are_listed_and_can_come_back(alice_client, alice, small
         f"/study/cards/{task.pk}/suspend/", {"suspended": "0", "next": "//evil.example/"}
     )
     assert elsewhere["Location"] == "/study/"
+
+
+def test_a_card_of_a_draft_deck_cannot_be_graded_until_staff_posts_it(
+    client, alice, staff, small_deck
+):
+    """The posted card's lookup is compiled once per visible_decks() shape: a learner and staff
+    each get their own, and a draft's cards stay out of a learner's reach."""
+    task = small_deck.cards.get(slug="ray-task")
+    small_deck.is_published = False
+    small_deck.save()
+    client.force_login(alice)
+    for _ in range(2):  # the second time through the compiled query
+        response = client.post("/study/review/", {"card": task.pk, "grade": "4"})
+        assert response.status_code == 404
+    assert client.post("/study/review/", {"card": "x", "grade": "4"}).status_code == 404
+    client.force_login(staff)
+    response = client.post("/study/review/", {"card": task.pk, "grade": "4"})
+    assert response.status_code == 302
+    assert ReviewLog.objects.filter(user=staff, card=task).exists()
+    assert not ReviewLog.objects.filter(user=alice).exists()
