@@ -2,6 +2,7 @@
 and export. Every view requires a log-in (anonymous -> log-in page) and authorship of the deck
 (otherwise 403); the checks live in selectors so the API applies the same ones."""
 
+import secrets
 from functools import wraps
 
 from django.contrib import messages
@@ -571,6 +572,15 @@ def import_page(request):
         if committing:
             if not pending:
                 raise ContentError("upload", "", "the preview expired; upload the file again")
+            # The form names the preview it confirms: with two tabs, the session holds only the
+            # last file previewed, which is not the one this button was shown for.
+            confirmed = request.POST.get("preview")
+            if confirmed is not None and confirmed != pending.get("preview"):
+                raise ContentError(
+                    "upload", "",
+                    f"another file was previewed since this one ({pending['filename']});"
+                    " upload the file you meant again",
+                )  # fmt: skip
             data, filename, options = pending["text"].encode(), pending["filename"], pending
         else:
             upload = request.FILES.get("file")
@@ -595,8 +605,10 @@ def import_page(request):
         messages.success(request, f"Imported {result}.")
         url = reverse("authoring:deck", args=[doc.slug])
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    token = secrets.token_urlsafe(12)
     request.session[IMPORT_SESSION_KEY] = {
-        "text": data.decode("utf-8-sig"), "filename": filename, **options,
+        "text": data.decode("utf-8-sig"), "filename": filename, "preview": token, **options,
     }  # fmt: skip
-    context.update({"result": result, "filename": filename, "deck_slug": doc.slug})
+    context.update({"result": result, "filename": filename, "deck_slug": doc.slug,
+                    "preview": token})  # fmt: skip
     return render(request, "authoring/import.html", context)

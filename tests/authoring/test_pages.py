@@ -336,3 +336,18 @@ def test_malformed_ids_in_a_form_are_a_400_not_a_server_error(dave_client, ray_t
     url = reverse("authoring:deck-authors", args=["ray-basics"])
     response = client.post(url, {"revoke": "dave"}, follow=True)
     assert "No author to remove" in response.content.decode()
+
+
+def test_import_commits_only_the_file_whose_preview_was_confirmed(dave_client, small_deck):
+    """Two previews in two tabs: confirming the first must not import the second file."""
+    url = reverse("authoring:import")
+    first = SimpleUploadedFile("a.csv", b"front,back,section,tags\nQ one,A,ray-core,\n")
+    html = dave_client.post(url, {"file": first, "deck": "ray-basics"}).content.decode()
+    token = html.split('name="preview" value="')[1].split('"')[0]
+    second = SimpleUploadedFile("b.csv", b"front,back,section,tags\nQ two,B,ray-core,\n")
+    dave_client.post(url, {"file": second, "deck": "ray-basics"})
+
+    response = dave_client.post(url, {"commit": "1", "preview": token})
+    assert response.status_code == 400
+    assert "another file was previewed since" in response.content.decode()
+    assert small_deck.cards.count() == 5
