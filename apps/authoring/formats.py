@@ -175,7 +175,12 @@ def csv_cell_restore(value: str) -> str:
 
 def csv_rows(text: str, source: str) -> list[CardRow]:
     """Rows of a CSV file with a header naming at least front, back, section and tags."""
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # Spreadsheets in many locales separate fields with ; (or a tab); the header line tells.
+    header_line = text.split("\n", 1)[0]
+    delimiter = ","
+    if "," not in header_line:
+        delimiter = next((d for d in (";", "\t") if d in header_line), ",")
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = [h.strip().lower() for h in (reader.fieldnames or [])]
     except csv.Error as exc:

@@ -412,3 +412,13 @@ def test_csv_round_trips_a_single_tag_with_a_space(small_deck, staff):
     Deck.objects.all().delete()
     _import(exported, "cards.csv", deck_slug="ray-basics", deck_title="Ray basics")
     assert _cards("ray-basics") == before
+
+
+def test_csv_saved_by_a_spreadsheet_with_semicolons_or_tabs_imports(small_deck):
+    """Excel in many European locales writes ; between fields; the header says which it is."""
+    data = "\ufefffront;back;section;tags\r\n"
+    data += 'What is Ray?;"A framework; for Python";ray-core;intro\r\n'
+    assert _import(data, "excel.csv", deck_slug="ray-basics").created == 1
+    assert small_deck.cards.get(slug="what-is-ray").back == "A framework; for Python"
+    data = "front\tback\tsection\ttags\nWhat is RLlib?\tRL library\trllib\t\n"
+    assert _import(data, "tabs.csv", deck_slug="ray-basics").created == 1
