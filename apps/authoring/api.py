@@ -18,7 +18,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.authoring import selectors, services
-from apps.authoring.formats import CONTENT_TYPES, EXPORT_FORMATS, export_deck, import_document
+from apps.authoring.formats import (
+    CONTENT_TYPES,
+    EXPORT_FORMATS,
+    ImportUploadCut,
+    export_deck,
+    import_document,
+)
 from apps.authoring.serializers import (
     AuthorCardSerializer,
     AuthorDeckSerializer,
@@ -416,6 +422,11 @@ class QuestionDetail(AuthorView, APIView):
 
 class DeckImport(AuthorView, APIView):
     parser_classes = [MultiPartParser, FormParser]
+
+    def initialize_request(self, request, *args, **kwargs):
+        # Cut the upload at the limit as it streams in, before anything parses the body.
+        request.upload_handlers.insert(0, ImportUploadCut(request))
+        return super().initialize_request(request, *args, **kwargs)
 
     @extend_schema(
         request={"multipart/form-data": ImportSerializer},

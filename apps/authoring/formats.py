@@ -27,6 +27,7 @@ from typing import Any
 import genanki
 import nh3
 import yaml
+from django.core.files.uploadhandler import FileUploadHandler
 from django.utils.text import slugify
 
 from apps.decks.content import (
@@ -84,6 +85,24 @@ class CardRow:
     section_title: str = ""
     # False when the file names no section (Anki without --section): an existing card stays put.
     section_given: bool = True
+
+
+class ImportUploadCut(FileUploadHandler):
+    """Keeps at most MAX_FILE_BYTES + 1 bytes of an uploaded file while it streams in (one byte
+    past the limit is enough to refuse it), so a huge upload fills neither memory nor the disk.
+    Put it first in request.upload_handlers before anything reads request.POST or FILES."""
+
+    def new_file(self, *args, **kwargs):
+        super().new_file(*args, **kwargs)
+        self.received = 0
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
+        room = MAX_FILE_BYTES + 1 - self.received
+        self.received += len(raw_data)
+        return raw_data[:room] if room > 0 else None
+
+    def file_complete(self, file_size: int):
+        return None  # the next handler (memory or temporary file) holds what was kept
 
 
 def format_guess(filename: str) -> str | None:

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -22,6 +23,7 @@ from apps.authoring.formats import (
     CONTENT_TYPES,
     EXPORT_FORMATS,
     IMPORT_FORMATS,
+    ImportUploadCut,
     export_deck,
     import_document,
     limit_text,
@@ -554,10 +556,19 @@ def _import_options(source) -> dict:
     }
 
 
-@author_required
+@csrf_exempt
 def import_page(request):
     """Upload -> preview (counts, nothing written) -> commit (one transaction). The uploaded
     text waits in the session between the two steps."""
+    # The upload is cut at the limit as it streams in; that handler must be in place before
+    # anything reads request.POST, so the CSRF check comes after it (csrf_protect below).
+    request.upload_handlers.insert(0, ImportUploadCut(request))
+    return _import_page(request)
+
+
+@csrf_protect
+@author_required
+def _import_page(request):
     context = {
         "formats": IMPORT_FORMATS,
         "limit": limit_text(),

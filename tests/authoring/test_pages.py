@@ -351,3 +351,56 @@ def test_import_commits_only_the_file_whose_preview_was_confirmed(dave_client, s
     assert response.status_code == 400
     assert "another file was previewed since" in response.content.decode()
     assert small_deck.cards.count() == 5
+
+
+@pytest.fixture
+def upload_bytes_kept(monkeypatch):
+    """How many bytes of uploaded files Django's own handlers kept (in memory or on disk)."""
+    from django.core.files import uploadhandler
+
+    kept = []
+    handlers = uploadhandler.MemoryFileUploadHandler, uploadhandler.TemporaryFileUploadHandler
+    for handler in handlers:
+        original = handler.receive_data_chunk
+
+        def counting(self, raw_data, start, original=original):
+            if getattr(self, "activated", True):  # an idle memory handler passes data on
+                kept.append(len(raw_data))
+            return original(self, raw_data, start)
+
+        monkeypatch.setattr(handler, "receive_data_chunk", counting)
+    return kept
+
+
+@pytest.mark.parametrize("where", ["page", "api"])
+def test_a_huge_upload_is_not_kept_past_the_limit(
+    dave_client, small_deck, upload_bytes_kept, where
+):
+    """An import upload is cut at the limit while it streams in: a 20 MiB file must not be
+    written to disk whole before the size refusal."""
+    data = b"front,back,section,tags\n" + b"Q,A,ray-core,\n" * (1500 * 1024)  # ~20 MiB
+    upload = SimpleUploadedFile("huge.csv", data, "text/csv")
+    url = reverse("authoring:import") if where == "page" else "/api/author/import/"
+    response = dave_client.post(url, {"file": upload, "deck": "ray-basics"})
+    assert response.status_code == 400
+    assert "huge.csv: the file is larger than 2 MiB" in response.content.decode()
+    assert sum(upload_bytes_kept) <= 2 * 1024 * 1024 + 1
+    assert small_deck.cards.count() == 5
+
+
+def test_the_import_page_still_checks_csrf(dave, small_deck):
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(dave)
+    upload = SimpleUploadedFile("a.csv", b"front,back,section,tags\nQ,A,ray-core,\n")
+    response = browser.post(reverse("authoring:import"), {"file": upload, "deck": "ray-basics"})
+    assert response.status_code == 403
+    page = browser.get(reverse("authoring:import"))
+    token = page.content.decode().split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    upload = SimpleUploadedFile("a.csv", b"front,back,section,tags\nQ,A,ray-core,\n")
+    response = browser.post(
+        reverse("authoring:import"),
+        {"file": upload, "deck": "ray-basics", "csrfmiddlewaretoken": token},
+    )
+    assert response.status_code == 200 and "<strong>1</strong> new" in response.content.decode()
