@@ -60,7 +60,7 @@ class ReviewCreate(APIView):
         incoming = ReviewCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        card = visible_card(request.user, data["card"])
+        card = selectors.visible_card(request.user, data["card"])
         if card is None:
             raise exceptions.ValidationError({"card": f"no card with id {data['card']}"})
         try:

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
+from apps.decks.selectors import visible_decks
 from apps.study import compiled, scheduler
 from apps.study.models import MATURE_DAYS, CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
@@ -287,6 +288,23 @@ def suspended_cards(user, limit: int = 200) -> list[CardState]:
         .select_related("card", "card__deck")
         .order_by("card__deck__title", "card_id")[:limit]
     )
+
+
+def visible_card(user, card_id: int) -> Card | None:
+    """The card with its deck, if the user may see it (visible_decks), as a grade needs it.
+    Compiled once per shape of visible_decks() (its own SQL is the key): composing the query
+    cost more than running it."""
+    visible = visible_decks(user)
+    try:
+        key = ("visible_card", *visible.query.sql_with_params())
+    except EmptyResultSet:
+        return None
+    rows = compiled.objects(
+        key,
+        lambda: Card.objects.select_related("deck").filter(pk=compiled.CARD, deck__in=visible),
+        {"card": card_id},
+    )
+    return rows[0] if rows else None
 
 
 def card_state(user, card: Card) -> CardState | None:

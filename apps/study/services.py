@@ -112,19 +112,42 @@ def _state_locked(user, card: Card) -> CardState | None:
     return next(iter(CardState.objects.raw(sql, [user.pk, card.pk])), None)
 
 
-def _state_update(row: CardState) -> None:
-    """UPDATE the locked row's schedule (and introduced_at) in place: no save() machinery,
+def _state_update_sql(row: CardState) -> tuple[str, list]:
+    """UPDATE of the locked row's schedule (and introduced_at) in place: no save() machinery,
     no re-read; the row is locked, so nothing else changed it meanwhile."""
     meta = CardState._meta
     qn = connection.ops.quote_name
     fields = [meta.get_field(name) for name in [*SCHEDULE_FIELDS, "introduced_at"]]
     assignments = ", ".join(f"{qn(f.column)} = %s" for f in fields)
     params = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
+    sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {qn(meta.pk.column)} = %s"
+    return sql, [*params, row.pk]
+
+
+def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
+    """Save the locked row's new schedule and insert the review's log. On PostgreSQL both go in
+    one statement (the UPDATE as a data-modifying WITH, which always runs to completion): one
+    round trip instead of two, in the same transaction. Elsewhere, one after the other."""
+    update_sql, update_params = _state_update_sql(row)
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(update_sql, update_params)
+        log.save(force_insert=True)
+        return
+    meta = ReviewLog._meta
+    qn = connection.ops.quote_name
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(qn(f.column) for f in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    params = [f.get_db_prep_save(f.pre_save(log, True), connection) for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {qn(meta.pk.column)} = %s",
-            [*params, row.pk],
+            f"WITH state AS ({update_sql}) INSERT INTO {qn(meta.db_table)} ({columns}) "
+            f"VALUES ({marks}) RETURNING {qn(meta.pk.column)}",
+            [*update_params, *params],
         )
+        log.pk = cursor.fetchone()[0]
+    log._state.adding, log._state.db = False, connection.alias
 
 
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
@@ -159,12 +182,7 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
     if row.introduced_at is None:
         row.introduced_at = now
     created = row.pk is None
-    if created:
-        row.save()
-        _cursor_advance(user, card)
-    else:
-        _state_update(row)
-    log = ReviewLog.objects.create(
+    log = ReviewLog(
         user=user,
         card=card,
         grade=grade,
@@ -175,6 +193,12 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
         state_after=after.as_json(),
         client_id=client_id,
     )
+    if created:
+        row.save()
+        _cursor_advance(user, card)
+        log.save(force_insert=True)
+    else:
+        _state_update_and_log(row, log)
     return log, True
 
 

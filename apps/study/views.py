@@ -8,7 +8,6 @@ import uuid
 from datetime import datetime, timedelta
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import EmptyResultSet
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,7 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import charts, compiled, scheduler, selectors, services
+from apps.study import charts, scheduler, selectors, services
 from apps.study.selectors import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
@@ -292,21 +291,10 @@ def _posted_card(request, card_id=None) -> Card:
     card_id = card_id or request.POST.get("card")
     if not str(card_id).isdigit():
         raise Http404("No such card.")
-    # The card a form names, with its deck, if the user may see it. Compiled once per shape of
-    # visible_decks() (its own SQL is the key), since composing it cost more than running it.
-    visible = visible_decks(request.user)
-    try:
-        key = ("posted_card", *visible.query.sql_with_params())
-    except EmptyResultSet:
-        raise Http404("No such card.") from None
-    rows = compiled.objects(
-        key,
-        lambda: Card.objects.select_related("deck").filter(pk=compiled.CARD, deck__in=visible),
-        {"card": int(card_id)},
-    )
-    if not rows:
+    card = selectors.visible_card(request.user, int(card_id))
+    if card is None:
         raise Http404("No such card.")
-    return rows[0]
+    return card
 
 
 def _count(text: str | None) -> int | None:

@@ -4,6 +4,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -169,8 +170,9 @@ def test_review_post_query_count_is_constant(
     review_record(user=alice, card=small_deck.cards.get(slug="ray-actor"), grade=5,
                   now=timezone.now() - timedelta(days=2))  # fmt: skip
     actor = card_id(small_deck, "ray-actor")
-    # a due card: no cursor work, the state row updated instead of inserted
-    with django_assert_num_queries(6):
+    # a due card: no cursor work, the state row updated instead of inserted; on PostgreSQL the
+    # update and the log's insert are one statement
+    with django_assert_num_queries(5 if connection.vendor == "postgresql" else 6):
         response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
 

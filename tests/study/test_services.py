@@ -68,6 +68,25 @@ def test_a_client_id_reused_for_another_grade_is_refused(alice, task_card):
         review_record(user=alice, card=task_card, grade=2, client_id=client_id)
 
 
+def test_a_client_id_reused_on_another_due_card_leaves_its_schedule_alone(alice, small_deck):
+    """The update of a known card's state and its log's insert (one statement on PostgreSQL)
+    stand or fall together: a refused client_id leaves the schedule as it was."""
+    task, actor = small_deck.cards.get(slug="ray-task"), small_deck.cards.get(slug="ray-actor")
+    review_record(user=alice, card=actor, grade=4, now=T0)
+    before = CardState.objects.get(user=alice, card=actor).schedule
+    client_id = uuid.uuid4()
+    review_record(user=alice, card=task, grade=4, client_id=client_id, now=T0)
+    with pytest.raises(ClientIdReused, match="already used"):
+        review_record(
+            user=alice, card=actor, grade=5, client_id=client_id, now=T0 + timedelta(days=2)
+        )
+    assert CardState.objects.get(user=alice, card=actor).schedule == before
+    assert ReviewLog.objects.filter(card=actor).count() == 1
+    log, created = review_record(user=alice, card=actor, grade=5, now=T0 + timedelta(days=2))
+    assert created and log.pk and log.state_before == before.as_json()
+    assert ReviewLog.objects.get(pk=log.pk).state_after == log.state_after
+
+
 def test_client_ids_are_per_user(alice, bob, task_card):
     client_id = uuid.uuid4()
     review_record(user=alice, card=task_card, grade=4, client_id=client_id)
