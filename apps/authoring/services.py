@@ -181,6 +181,16 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
     return clean
 
 
+def _section_renumber(section_id: int) -> None:
+    """Cards of a section ordered 0, 1, 2... again after one left it, as the deck file loader
+    numbers them; a gap made an import of the deck's own export report those cards changed."""
+    rows = list(Card.objects.filter(section_id=section_id).order_by("order", "id"))
+    moved = [row for position, row in enumerate(rows) if row.order != position]
+    for position, row in enumerate(rows):
+        row.order = position
+    Card.objects.bulk_update(moved, ["order"])
+
+
 def _next_order(section: Section) -> int:
     top = section.cards.aggregate(n=Max("order"))["n"]
     return 0 if top is None else top + 1
@@ -219,7 +229,9 @@ def card_update(
         raise ValidationError({sorted(unknown)[0]: "not a card field"})
     clean = _card_clean(card.deck, fields, card)
     before = card_data(card)
+    left_section = None
     if clean.get("section") is not None and clean["section"].pk != card.section_id:
+        left_section = card.section_id
         card.order = _next_order(clean["section"])
     for key, value in clean.items():
         setattr(card, key, value)
@@ -228,6 +240,8 @@ def card_update(
         return None
     _original_keep(card=card, data=before)
     card.save()
+    if left_section is not None:
+        _section_renumber(left_section)
     revision = _revision_add(
         card=card,
         data=after,
@@ -244,7 +258,9 @@ def card_update(
 @transaction.atomic
 def card_delete(*, card: Card) -> None:
     """Delete a card; its learners' states and review logs go with it (the admin confirms)."""
+    section_id = card.section_id
     card.delete()
+    _section_renumber(section_id)
 
 
 def _swap(rows: list, index: int, direction: str) -> bool:

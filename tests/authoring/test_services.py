@@ -133,3 +133,17 @@ def test_only_staff_create_decks(dave, staff):
         services.deck_create(user=dave, slug="new-deck", title="New")
     deck = services.deck_create(user=staff, slug="new-deck", title="New")
     assert deck.is_published is False
+
+
+def test_reimporting_the_export_after_a_delete_or_a_move_reports_nothing_changed(
+    staff, small_deck, ray_task
+):
+    """Card order in a section stays 0, 1, 2...; a gap made every later card 'changed' in an
+    import preview of the deck's own export."""
+    from apps.authoring.formats import export_deck, import_document
+
+    services.card_delete(card=ray_task)
+    services.card_update(card=small_deck.cards.get(slug="ray-actor"), author=staff, section="rllib")
+    doc = import_document(export_deck(small_deck, "yaml"), filename="d.yaml")
+    result = services.deck_import(doc=doc, user=staff, dry_run=True)
+    assert (result.created, result.changed, result.unchanged) == (0, 0, 4)
