@@ -130,6 +130,9 @@ def _tags(value) -> list[str]:
         value = value.split(",")
     if not isinstance(value, (list, tuple)) or not all(isinstance(t, str) for t in value):
         raise ValidationError({"tags": "tags must be a list of words, or words separated by ,"})
+    comma = next((t for t in value if "," in t), None)
+    if comma is not None:
+        raise ValidationError({"tags": f"a tag cannot contain a comma: {comma!r}"})
     return list(dict.fromkeys(t.strip() for t in value if t.strip()))
 
 

@@ -147,3 +147,11 @@ def test_reimporting_the_export_after_a_delete_or_a_move_reports_nothing_changed
     doc = import_document(export_deck(small_deck, "yaml"), filename="d.yaml")
     result = services.deck_import(doc=doc, user=staff, dry_run=True)
     assert (result.created, result.changed, result.unchanged) == (0, 0, 4)
+
+
+def test_a_tag_with_a_comma_is_refused(staff, ray_task):
+    """The card page and CSV both separate tags with commas: a tag "a,b" set through the API
+    became two tags the next time anyone saved the card page untouched."""
+    with pytest.raises(ValidationError) as exc:
+        services.card_update(card=ray_task, author=staff, tags=["ray, core"])
+    assert exc.value.message_dict["tags"] == ["a tag cannot contain a comma: 'ray, core'"]
