@@ -32,7 +32,7 @@ class DemoSerializer(serializers.Serializer):
 
 
 class DemoRunCreateSerializer(serializers.Serializer):
-    demo = serializers.CharField(help_text="Slug of the demo, from GET /api/demos/.")
+    demo = serializers.CharField(max_length=64, help_text="Slug of the demo, from GET /api/demos/.")
     params = serializers.DictField(
         child=serializers.JSONField(), required=False, default=dict, help_text="name: value"
     )

@@ -101,3 +101,17 @@ def test_a_demo_needing_a_missing_extra_is_not_available():
     spec = replace(get_demo("rllib-ppo"), needs=("numpy", "no_such_package_raydeck"))
     assert missing_extras(spec) == ["no_such_package_raydeck"]
     assert not is_available(spec)
+
+
+def test_an_integer_too_big_for_a_float_is_out_of_bounds_not_a_crash():
+    with pytest.raises(ParamError, match=r"^max_lag must be between 1 and 20, got a 401-digit"):
+        validate_params(get_demo("vtrace"), {"max_lag": 10**400})
+
+
+def test_a_huge_or_crowded_params_object_gets_a_short_answer():
+    params = {"rho_bar": "x" * 100_000, **{f"extra_{i}": 1 for i in range(10_000)}}
+    with pytest.raises(ParamError) as err:
+        validate_params(get_demo("vtrace"), params)
+    assert len(str(err.value)) < 1000
+    assert "rho_bar must be a number, got 'xxx" in str(err.value)
+    assert err.value.errors["params"] == "and 9995 more unknown parameters"

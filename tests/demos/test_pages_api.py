@@ -146,6 +146,9 @@ def test_api_starts_a_run_with_202(api_client, alice, django_capture_on_commit_c
         ({"demo": "nope"}, "unknown demo 'nope'"),
         ({"demo": "vtrace", "params": {"max_lag": 99}}, "max_lag must be between 1 and 20, got 99"),
         ({"demo": "vtrace", "params": {"lag": 2}}, "unknown parameter 'lag'"),
+        ({"demo": "vtrace", "params": {"max_lag": 10**400}}, "got a 401-digit number"),
+        ({"demo": "vtrace", "params": {"rho_bar": "NaN"}}, "rho_bar must be a number"),
+        ({"demo": "vtrace", "params": []}, "Expected a dictionary"),
     ],
 )
 def test_api_refuses_bad_runs_with_400(api_client, alice, payload, message):

@@ -67,7 +67,7 @@ class Param:
                 return False
             if isinstance(raw, int) and raw in (0, 1):
                 return bool(raw)
-            raise ValueError(f"{self.name} must be true or false, got {raw!r}")
+            raise ValueError(f"{self.name} must be true or false, got {_shown(raw)}")
         value = self._number(raw)
         if not (self.min <= value <= self.max):
             raise ValueError(
@@ -79,16 +79,21 @@ class Param:
     def _number(self, raw: Any) -> int | float:
         kind = "a whole number" if self.type == "int" else "a number"
         if isinstance(raw, bool):
-            raise ValueError(f"{self.name} must be {kind}, got {raw!r}")
+            raise ValueError(f"{self.name} must be {kind}, got {_shown(raw)}")
         try:
             value = float(raw.strip()) if isinstance(raw, str) else float(raw)
+        except OverflowError:  # a JSON integer too long for a float: certainly out of bounds
+            raise ValueError(
+                f"{self.name} must be between {_fmt(self.min)} and {_fmt(self.max)},"
+                f" got a {len(str(abs(raw)))}-digit number"
+            ) from None
         except (TypeError, ValueError):
-            raise ValueError(f"{self.name} must be {kind}, got {raw!r}") from None
+            raise ValueError(f"{self.name} must be {kind}, got {_shown(raw)}") from None
         if not math.isfinite(value):
-            raise ValueError(f"{self.name} must be {kind}, got {raw!r}")
+            raise ValueError(f"{self.name} must be {kind}, got {_shown(raw)}")
         if self.type == "int":
             if value != int(value):
-                raise ValueError(f"{self.name} must be a whole number, got {raw!r}")
+                raise ValueError(f"{self.name} must be a whole number, got {_shown(raw)}")
             return int(value)
         return value
 
@@ -101,6 +106,12 @@ class Param:
             "max": self.max,
             "help": self.help,
         }
+
+
+def _shown(raw: Any, limit: int = 40) -> str:
+    """repr() of a value a person sent, cut short: an error must not echo a megabyte back."""
+    text = repr(raw)
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
 def _fmt(value: float | None) -> str:
@@ -152,18 +163,25 @@ class DemoSpec:
         return {p.name: p.default for p in self.params}
 
 
+UNKNOWN_SHOWN = 5  # a body of many unknown names gets a short answer, not one line each
+
+
 def validate_params(spec: DemoSpec, raw: Mapping[str, Any] | None) -> dict[str, ParamValue]:
     """Defaults overlaid with the cleaned values of `raw`; ParamError lists every problem."""
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise ParamError({"params": f"params must be an object of name: value, got {raw!r}"})
+        raise ParamError({"params": f"params must be an object of name: value, got {_shown(raw)}"})
     errors: dict[str, str] = {}
     known = {p.name for p in spec.params}
-    for name in raw:
-        if name not in known:
-            allowed = ", ".join(sorted(known)) or "none"
-            errors[name] = f"unknown parameter {name!r} for {spec.slug} (allowed: {allowed})"
+    unknown = [name for name in raw if name not in known]
+    allowed = ", ".join(sorted(known)) or "none"
+    for name in unknown[:UNKNOWN_SHOWN]:
+        errors[str(name)[:40]] = (
+            f"unknown parameter {_shown(name)} for {spec.slug} (allowed: {allowed})"
+        )
+    if len(unknown) > UNKNOWN_SHOWN:
+        errors["params"] = f"and {len(unknown) - UNKNOWN_SHOWN} more unknown parameters"
     cleaned = spec.defaults()
     for p in spec.params:
         if p.name in raw:
