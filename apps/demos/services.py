@@ -137,9 +137,16 @@ class _Heartbeat(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stopped.wait(self.every_s):
-                DemoRun.objects.filter(pk=self.run_id, status=Status.RUNNING).update(
-                    heartbeat_at=timezone.now()
-                )
+                try:
+                    DemoRun.objects.filter(pk=self.run_id, status=Status.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except Exception:
+                    # One failed write (a dropped connection, a database restart) must not end
+                    # the heartbeats, or the reaper fails a run that is still going. A closed
+                    # connection is opened afresh on the next beat.
+                    log.warning("heartbeat of demo run %s not stored", self.run_id, exc_info=True)
+                    connection.close()
         finally:
             connection.close()
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.core.management import call_command
+from django.db import connection
 from django.utils import timezone
 
 from apps.demos import ray_runtime, services
@@ -130,3 +131,35 @@ def test_create_validates_limits_and_waits_for_the_commit(
     assert run.params["max_lag"] == 3 and run.params["episodes"] == 200
     with pytest.raises(services.TooManyRuns, match="already have 2 demo runs"):
         services.demo_run_create(user=alice, demo="vtrace", params={})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_heartbeats_go_on_after_the_database_drops_the_connection(alice):
+    """A heartbeat that failed once used to end the thread: the reaper then failed a live run."""
+    if connection.vendor != "postgresql":
+        pytest.skip("drops a server-side connection: PostgreSQL only")
+    run = queued(alice)
+    services.demo_run_claim(run_id=run.pk, worker="host:1")
+    old = timezone.now() - timedelta(minutes=5)
+    DemoRun.objects.filter(pk=run.pk).update(heartbeat_at=old)
+    heartbeat = services._Heartbeat(run.pk, every_s=0.05)
+    heartbeat.start()
+    try:
+        until = time.monotonic() + 5
+        while not DemoRun.objects.filter(pk=run.pk, heartbeat_at__gt=old).exists():
+            assert time.monotonic() < until
+            time.sleep(0.02)
+        with connection.cursor() as cursor:  # drop the heartbeat thread's connection
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        time.sleep(0.3)  # at least one beat fails on the dropped connection
+        DemoRun.objects.filter(pk=run.pk).update(heartbeat_at=old)
+        until = time.monotonic() + 5
+        while not DemoRun.objects.filter(pk=run.pk, heartbeat_at__gt=old).exists():
+            assert heartbeat.is_alive(), "the heartbeat thread died"
+            assert time.monotonic() < until, "no heartbeat after the connection dropped"
+            time.sleep(0.05)
+    finally:
+        heartbeat.stop()
