@@ -41,6 +41,7 @@ from apps.decks.content import (
     parse_deck,
     read_yaml,
 )
+from apps.decks.markdown import render_markdown
 from apps.decks.models import Deck
 
 IMPORT_FORMATS = ("yaml", "json", "csv", "anki")
@@ -85,6 +86,8 @@ class CardRow:
     section_title: str = ""
     # False when the file names no section (Anki without --section): an existing card stays put.
     section_given: bool = True
+    # True for Anki's text export: fields are HTML with the tags stripped, so Markdown is gone.
+    from_anki: bool = False
 
 
 class ImportUploadCut(FileUploadHandler):
@@ -339,6 +342,7 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
                     CardRow(
                         line=line, slug=slug, front=front, back=back, why=why,
                         section=section or ANKI_SECTION, section_given=bool(section),
+                        from_anki=True,
                         tags=[t for t in tags.split() if not t.startswith(SECTION_TAG)],
                         section_title="" if section else "Imported from Anki",
                     )
@@ -408,13 +412,21 @@ def rows_merge(
             by_title[title.lower()] = by_slug[slug]
         return by_slug[slug]
 
+    def text_for(markdown: str, text: str, row: CardRow) -> str:
+        # Anki's text of a field we exported is our Markdown rendered and stripped of tags; when
+        # it still is exactly that, the note was not edited there: keep the Markdown.
+        same = row.from_anki and anki_html_to_text(render_markdown(markdown)) == text
+        return markdown if same else text
+
     for row in rows:
         old_section = where.get(row.slug)
         if old_section is not None:
             card = next(c for c in old_section.cards if c.slug == row.slug)
-            card.front, card.back, card.tags = row.front, row.back, row.tags
+            card.front = text_for(card.front, row.front, row)
+            card.back = text_for(card.back, row.back, row)
+            card.tags = row.tags
             if row.why is not None:
-                card.why = row.why
+                card.why = text_for(card.why, row.why, row)
             section = section_for(row) if row.section_given else old_section
             if old_section is not section:
                 old_section.cards.remove(card)

@@ -422,3 +422,34 @@ def test_csv_saved_by_a_spreadsheet_with_semicolons_or_tabs_imports(small_deck):
     assert small_deck.cards.get(slug="what-is-ray").back == "A framework; for Python"
     data = "front\tback\tsection\ttags\nWhat is RLlib?\tRL library\trllib\t\n"
     assert _import(data, "tabs.csv", deck_slug="ray-basics").created == 1
+
+
+def test_anki_round_trip_keeps_the_markdown_of_cards_not_edited_in_anki(
+    small_deck, staff, tmp_path
+):
+    """Anki's text export holds the HTML our Markdown became, with the tags stripped: an
+    unedited card must keep its Markdown (bold, code), and only a card edited in Anki changes."""
+    ray_task = small_deck.cards.get(slug="ray-task")
+    back = "A **stateless** remote call:\n\n```python\n@ray.remote\ndef f(): ...\n```"
+    services.card_update(card=ray_task, author=staff, back=back, why="See `ray.get`.")
+    with zipfile.ZipFile(io.BytesIO(export_deck(small_deck, "apkg"))) as package:
+        (tmp_path / "c.anki2").write_bytes(package.read("collection.anki2"))
+    db = sqlite3.connect(tmp_path / "c.anki2")
+    notes = db.execute("select flds, tags from notes").fetchall()
+    db.close()
+    out = io.StringIO()
+    out.write("#separator:tab\n#html:true\n#tags column:5\n")
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    for fields, tags in notes:
+        fields = fields.split("\x1f")
+        if fields[3] == "ray-actor":
+            fields[1] = "A stateful worker process, edited in Anki."
+        writer.writerow([*fields, tags.strip()])
+
+    result = _import(out.getvalue(), "notes.txt", deck_slug="ray-basics")
+    assert (result.created, result.changed, result.unchanged) == (0, 1, 4)
+    ray_task.refresh_from_db()
+    assert (ray_task.back, ray_task.why) == (back, "See `ray.get`.")
+    assert small_deck.cards.get(slug="ray-actor").back == (
+        "A stateful worker process, edited in Anki."
+    )
