@@ -167,6 +167,42 @@ def demo_run_claim(*, run_id: int, worker: str) -> bool:
     )
 
 
+def demo_run_fail_orphaned(*, run_id: int) -> bool:
+    """Fail a run still "running" under a process of this host that no longer exists.
+
+    Celery redelivers the task of a worker process that died mid-run (SIGKILL, out of
+    memory): the run cannot be claimed again, but its dead owner is plain to see here, so
+    the person gets the reason now instead of "no heartbeat" from the reaper a minute later.
+    """
+    owner = (
+        DemoRun.objects.filter(pk=run_id, status=Status.RUNNING)
+        .values_list("worker", flat=True)
+        .first()
+    )
+    host, _, pid = (owner or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit() or _process_exists(int(pid)):
+        return False
+    failed = DemoRun.objects.filter(pk=run_id, status=Status.RUNNING, worker=owner).update(
+        status=Status.FAILED,
+        finished_at=timezone.now(),
+        error="The worker process running this demo died mid-run (killed, or out of "
+        "memory); its Ray work went with it. Run it again.",
+    )
+    if failed:
+        log.warning("demo run %s: its worker process %s had died; failed it", run_id, owner)
+    return failed == 1
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    return True
+
+
 def _finish(run_id: int, status: str, **fields) -> None:
     DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
         status=status, finished_at=timezone.now(), **fields
@@ -182,6 +218,8 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
     from celery.exceptions import SoftTimeLimitExceeded
 
     if not demo_run_claim(run_id=run_id, worker=worker_name()):
+        if demo_run_fail_orphaned(run_id=run_id):
+            return Status.FAILED
         log.info("demo run %s was not queued any more; nothing to do", run_id)
         return None
     run = DemoRun.objects.get(pk=run_id)

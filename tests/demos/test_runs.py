@@ -1,6 +1,10 @@
 """The run's state machine: the real task function, the real database, the real Ray."""
 
+import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from datetime import timedelta
 
@@ -50,6 +54,28 @@ def test_a_run_is_claimed_once(ray_cluster, alice):
     assert services.demo_run_claim(run_id=run.pk, worker="w2") is False
     assert execute(run) is None  # a redelivered message finds nothing to do
     assert DemoRun.objects.get(pk=run.pk).worker == "w1"
+
+
+def test_a_redelivered_run_whose_worker_process_died_fails_at_once(alice):
+    """acks_late + reject_on_worker_lost redeliver the task of a SIGKILLed worker process: the
+    new delivery cannot claim the run, but fails it with the reason instead of leaving it
+    "running" until the reaper."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = socket.gethostname()
+    dead, alive, elsewhere = queued(alice), queued(alice), queued(alice)
+    services.demo_run_claim(run_id=dead.pk, worker=f"{host}:{gone.pid}")
+    services.demo_run_claim(run_id=alive.pk, worker=f"{host}:{os.getpid()}")
+    services.demo_run_claim(run_id=elsewhere.pk, worker="another-host:1")
+
+    assert execute(dead, cluster_size=None) == Status.FAILED
+    assert execute(alive, cluster_size=None) is None
+    assert execute(elsewhere, cluster_size=None) is None
+
+    dead.refresh_from_db(), alive.refresh_from_db(), elsewhere.refresh_from_db()
+    assert dead.status == Status.FAILED and dead.finished_at
+    assert "worker process running this demo died mid-run" in dead.error
+    assert alive.status == elsewhere.status == Status.RUNNING
 
 
 def test_an_exception_fails_the_run_with_a_readable_reason(alice):
