@@ -46,7 +46,7 @@ class DemoRunCreate(APIView):
 
     @extend_schema(
         request=DemoRunCreateSerializer,
-        responses={202: DemoRunSerializer, 400: ERROR, 429: ERROR},
+        responses={202: DemoRunSerializer, 400: ERROR, 429: ERROR, 503: DemoRunSerializer},
     )
     def post(self, request: Request) -> Response:
         body = DemoRunCreateSerializer(data=request.data)
@@ -65,6 +65,8 @@ class DemoRunCreate(APIView):
                 {"detail": str(exc), "error": str(exc)[0].upper() + str(exc)[1:] + "."},
                 status=status.HTTP_429_TOO_MANY_REQUESTS,
             )
+        if run.status == run.Status.FAILED:  # the broker refused it: nothing will run
+            return Response(DemoRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(DemoRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -69,9 +69,23 @@ def _enqueue(run: DemoRun) -> None:
     from apps.demos.tasks import demo_run_execute_task
 
     limit = run.spec.time_limit_s
-    demo_run_execute_task.apply_async(
-        (run.pk,), soft_time_limit=limit + 15, time_limit=limit + 45, queue="demos"
-    )
+    try:
+        demo_run_execute_task.apply_async(
+            (run.pk,), soft_time_limit=limit + 15, time_limit=limit + 45, queue="demos"
+        )
+    except Exception as exc:
+        # The row is committed: left queued, it would wait 15 minutes for the reaper and
+        # count against the person's limit, after a bare 500. Say what happened instead.
+        log.exception("could not send demo run %s to the broker", run.pk)
+        now = timezone.now()
+        error = (
+            f"Could not hand this run to the demos worker: the task broker did not answer "
+            f"({type(exc).__name__}). Try again in a minute."
+        )
+        DemoRun.objects.filter(pk=run.pk, status=Status.QUEUED).update(
+            status=Status.FAILED, finished_at=now, error=error
+        )
+        run.status, run.finished_at, run.error = Status.FAILED, now, error
 
 
 def demo_run_cancel(*, run: DemoRun) -> DemoRun:

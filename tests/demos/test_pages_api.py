@@ -216,3 +216,28 @@ def test_alice_cancels_her_queued_run_from_its_page(client, alice):
     assert run.status == Status.CANCELLED
     page = response.content.decode()
     assert f"Run {run.pk} is cancelled." in page and "Cancel run" not in page
+
+
+@pytest.fixture
+def broker_down(monkeypatch):
+    """The real Celery app, pointed at a Redis port where nothing listens."""
+    from config.celery import app
+
+    nowhere = "redis://127.0.0.1:1/0"
+    monkeypatch.setenv("CELERY_BROKER_URL", nowhere)  # Celery reads it before its conf
+    monkeypatch.delenv("CELERY_BROKER_WRITE_URL", raising=False)
+    saved = app.conf.broker_url, app._pool, app.amqp._producer_pool
+    app.conf.broker_url, app._pool, app.amqp._producer_pool = nowhere, None, None
+    yield
+    app.conf.broker_url, app._pool, app.amqp._producer_pool = saved
+
+
+@pytest.mark.django_db(transaction=True)  # on_commit runs at the commit, as in production
+def test_a_run_the_broker_refuses_fails_at_once_with_503(api_client, alice, broker_down):
+    api_client.force_authenticate(alice)
+    response = api_client.post("/api/demo-runs/", {"demo": "vtrace"}, format="json")
+    assert response.status_code == 503
+    assert "the task broker did not answer" in response.json()["error"]
+    run = DemoRun.objects.get(user=alice)
+    assert run.status == Status.FAILED and run.finished_at  # not queued for 15 minutes
+    assert not DemoRun.objects.filter(user=alice, status__in=DemoRun.ACTIVE).exists()
