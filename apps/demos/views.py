@@ -83,7 +83,14 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
     demo_run = _own_run(request, pk)
     if request.htmx:
         seen = request.GET.get("seq", "")
-        if not demo_run.is_finished and seen == str(demo_run.last_seq):
+        # The status counts too: queued -> running comes before the first point (seconds for
+        # RLlib or PBT), and the page must stop saying it waits for the worker.
+        seen_status = request.GET.get("status", demo_run.status)
+        if (
+            not demo_run.is_finished
+            and seen == str(demo_run.last_seq)
+            and seen_status == demo_run.status
+        ):
             return HttpResponse(status=204)  # nothing new: htmx keeps the current fragment
     spec = demo_run.spec
     points = selectors.run_points(demo_run)

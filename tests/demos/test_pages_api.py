@@ -88,6 +88,22 @@ def test_polling_a_running_run_with_nothing_new_is_204(client, alice, django_ass
     assert response.status_code == 200 and 'hx-trigger="every 1s"' in response.content.decode()
 
 
+def test_the_page_shows_the_run_started_before_its_first_point(client, alice):
+    run = DemoRun.objects.create(user=alice, demo="rllib-ppo")
+    client.force_login(alice)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "seq=0&amp;status=queued" in page and "waiting for the demos worker" in page
+    DemoRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)  # claimed, no point yet
+    poll = {"seq": 0, "status": "queued"}
+    response = client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    fragment = response.content.decode()
+    assert "Running" in fragment and "waiting for the demos worker" not in fragment
+    assert "seq=0&amp;status=running" in fragment
+    poll = {"seq": 0, "status": "running"}
+    assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204
+
+
 def test_someone_elses_run_is_not_found(client, alice, bob):
     run = finished_run(alice)
     client.force_login(bob)
