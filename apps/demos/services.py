@@ -336,11 +336,14 @@ def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | No
 
 
 def reaper_loop(stop: threading.Event, every_s: float) -> None:
-    """Runs in the demos worker's main process: reap now and then until told to stop."""
-    while not stop.wait(every_s):
+    """Runs in each worker's main process: reap now, then every `every_s`, until told to stop.
+    A failed pass (the database not up yet, a dropped connection) is retried next time."""
+    while True:
         try:
             close_old_connections()
             demo_runs_reap()
         except Exception:
             log.exception("demo reaper failed; retrying in %s s", every_s)
+        if stop.wait(every_s):
+            break
     connection.close()

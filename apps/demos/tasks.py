@@ -51,8 +51,8 @@ def _disconnect_ray(**_):
 def _start_reaper(sender=None, **_):
     """Every worker's main process (demos or not) fails runs whose worker vanished or that no
     demos worker picked up, every DEMOS_REAP_EVERY_S: so even a deployment that forgot the
-    demos worker tells its users why their run never started."""
-    services.demo_runs_reap()
+    demos worker tells its users why their run never started. The first pass runs in the
+    thread too: a database still starting when the worker boots must not cost the reaper."""
     stop = threading.Event()
     thread = threading.Thread(
         target=services.reaper_loop,
@@ -61,6 +61,7 @@ def _start_reaper(sender=None, **_):
         name="demo-reaper",
     )
     thread.start()
+    return thread, stop
 
 
 @shared_task(
