@@ -68,10 +68,12 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
 def _enqueue(run: DemoRun) -> None:
     from apps.demos.tasks import demo_run_execute_task
 
-    limit = run.spec.time_limit_s
     try:
         demo_run_execute_task.apply_async(
-            (run.pk,), soft_time_limit=limit + 15, time_limit=limit + 45, queue="demos"
+            (run.pk,),
+            soft_time_limit=soft_limit_s(run.spec),
+            time_limit=hard_limit_s(run.spec),
+            queue="demos",
         )
     except Exception as exc:
         # The row is committed: left queued, it would wait 15 minutes for the reaper and
@@ -86,6 +88,16 @@ def _enqueue(run: DemoRun) -> None:
             status=Status.FAILED, finished_at=now, error=error
         )
         run.status, run.finished_at, run.error = Status.FAILED, now, error
+
+
+def soft_limit_s(spec) -> int:
+    """Celery's soft limit: a margin past the demo's own deadline, which normally stops it."""
+    return spec.time_limit_s + 15
+
+
+def hard_limit_s(spec) -> int:
+    """Celery kills the worker process here, when not even the soft limit stopped the run."""
+    return spec.time_limit_s + 45
 
 
 def demo_run_cancel(*, run: DemoRun) -> DemoRun:
@@ -298,7 +310,7 @@ def _soft_limit(run_id, spec, recorder) -> str:
     _finish(
         run_id,
         Status.FAILED,
-        error=f"Stopped at the worker's time limit ({spec.time_limit_s + 15} s).",
+        error=f"Stopped at the worker's time limit ({soft_limit_s(spec)} s).",
     )
     return Status.FAILED
 
@@ -314,14 +326,27 @@ def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | No
     stale_after_s = stale_after_s or settings.DEMOS_STALE_AFTER_S
     queued_after_s = queued_after_s or settings.DEMOS_QUEUED_TIMEOUT_S
     now = timezone.now()
-    dead = DemoRun.objects.filter(
+    stale = DemoRun.objects.filter(
         status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
-    ).update(
-        status=Status.FAILED,
-        finished_at=now,
-        error=f"The worker running this demo stopped (no heartbeat for {stale_after_s} s). "
-        "Run it again.",
     )
+    dead = 0
+    for run in stale.only("pk", "demo", "started_at", "heartbeat_at"):
+        error = (
+            f"The worker running this demo stopped (no heartbeat for {stale_after_s} s). "
+            "Run it again."
+        )
+        spec = run.spec
+        # Celery's hard limit kills the worker process, so only heartbeats that went on until
+        # a few seconds short of that limit tell the two apart.
+        beat_for = (run.heartbeat_at - run.started_at).total_seconds() if run.started_at else 0
+        if spec and beat_for >= hard_limit_s(spec) - 15:
+            error = (
+                f"Stopped at the worker's hard time limit ({hard_limit_s(spec)} s): the demo "
+                "did not stop at its deadline. Try smaller parameters."
+            )
+        dead += DemoRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+            status=Status.FAILED, finished_at=now, error=error
+        )
     unclaimed = DemoRun.objects.filter(
         status=Status.QUEUED, created_at__lt=now - timedelta(seconds=queued_after_s)
     ).update(

@@ -142,6 +142,24 @@ def test_the_reaper_fails_runs_whose_worker_vanished(alice):
     assert forgotten.status == Status.FAILED and "is the demos worker running?" in forgotten.error
 
 
+def test_the_reaper_names_the_hard_time_limit_when_it_killed_the_worker(alice):
+    """vtrace: deadline 60 s, Celery's hard limit 105 s. A run that beat until then was killed
+    by the limit; one whose beats stopped early lost its worker some other way."""
+    now = timezone.now()
+    killed, lost = queued(alice, demo="vtrace"), queued(alice, demo="vtrace")
+    for run, started_s_ago in ((killed, 170), (lost, 170)):
+        services.demo_run_claim(run_id=run.pk, worker="host:1")
+        DemoRun.objects.filter(pk=run.pk).update(started_at=now - timedelta(seconds=started_s_ago))
+    DemoRun.objects.filter(pk=killed.pk).update(heartbeat_at=now - timedelta(seconds=65))
+    DemoRun.objects.filter(pk=lost.pk).update(heartbeat_at=now - timedelta(seconds=150))
+
+    assert services.demo_runs_reap() == 2
+
+    killed.refresh_from_db(), lost.refresh_from_db()
+    assert killed.error.startswith("Stopped at the worker's hard time limit (105 s)")
+    assert "stopped (no heartbeat for 60 s)" in lost.error
+
+
 def test_create_validates_limits_and_waits_for_the_commit(
     alice, settings, django_capture_on_commit_callbacks
 ):
