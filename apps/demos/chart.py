@@ -43,11 +43,17 @@ def fmt(value: float) -> str:
     return f"{value:g}" if abs(value) >= 0.01 else f"{value:.0e}"
 
 
+def _finite(value) -> bool:
+    """A number the chart can place; a null (a NaN the worker stored as null) is left out."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def lines_from_points(chart: Chart, points: list[dict], *, prefix: str = "", dashed=False):
     by_series: dict[str, list[tuple[float, float]]] = {s.key: [] for s in chart.series}
     for p in points:
-        if p.get("series") in by_series:
-            by_series[p["series"]].append((float(p["x"]), float(p["y"])))
+        x, y = p.get("x"), p.get("y")
+        if p.get("series") in by_series and _finite(x) and _finite(y):
+            by_series[p["series"]].append((float(x), float(y)))
     return [
         Line(s.key, f"{prefix}{s.label}", by_series[s.key], dashed=dashed, color=i)
         for i, s in enumerate(chart.series)

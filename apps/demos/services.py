@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import threading
@@ -113,6 +114,18 @@ def demo_run_cancel(*, run: DemoRun) -> DemoRun:
     return run
 
 
+def json_safe(value):
+    """NaN and infinities as null: JSON has no such numbers, so PostgreSQL and SQLite refuse
+    the whole row (RLlib reports NaN returns before its first finished episode)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    return value
+
+
 class _Recorder:
     """The demo's report(): buffers points and writes them a few times a second, with the
     progress and a heartbeat; also answers "was this run cancelled?" for the deadline."""
@@ -126,7 +139,7 @@ class _Recorder:
 
     def __call__(self, point: dict) -> None:
         self.seq += 1
-        self.buffer.append(DemoPoint(run_id=self.run_id, seq=self.seq, data=point))
+        self.buffer.append(DemoPoint(run_id=self.run_id, seq=self.seq, data=json_safe(point)))
         if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
             self.flush()
 
@@ -264,7 +277,7 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
         deadline = Deadline(spec.time_limit_s, cancelled=recorder.cancelled)
         summary = run_demo(run.demo, run.params, recorder, deadline=deadline)
         recorder.flush()
-        _finish(run_id, Status.SUCCEEDED, summary=summary, progress=1.0)
+        _finish(run_id, Status.SUCCEEDED, summary=json_safe(summary), progress=1.0)
         return Status.SUCCEEDED
     except DemoCancelled:
         recorder.flush()

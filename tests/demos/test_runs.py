@@ -1,5 +1,6 @@
 """The run's state machine: the real task function, the real database, the real Ray."""
 
+import math
 import os
 import signal
 import socket
@@ -46,6 +47,23 @@ def test_a_run_streams_its_points_and_succeeds(ray_cluster, alice):
     assert run.summary["actor_count"] == 4
     assert run.started_at <= run.finished_at
     assert run.worker and run.cluster_cpus == 2 and run.cluster_nodes == 1
+
+
+def test_a_nan_point_or_summary_is_stored_as_null_and_charted_without_it(alice, client):
+    """JSON has no NaN: the database refused the row and the run failed with an IntegrityError."""
+    run = queued(alice, demo="vtrace", max_lag=1)
+    services.demo_run_claim(run_id=run.pk, worker="host:1")
+    record = services._Recorder(DemoRun.objects.get(pk=run.pk))
+    record({"series": "vtrace", "x": 0, "y": float("nan")})
+    record({"series": "vtrace", "x": 1, "y": 0.25})
+    record.flush()
+    services._finish(run.pk, Status.SUCCEEDED, summary=services.json_safe({"ratio": math.inf}))
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.summary == {"ratio": None}
+    assert [p.data["y"] for p in run.points.all()] == [None, 0.25]
+    client.force_login(alice)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert page.count("<circle") == 1  # the null point is left out of the chart
 
 
 def test_a_run_is_claimed_once(ray_cluster, alice):
