@@ -45,6 +45,15 @@ class Compiled:
         return out
 
 
+def _checked(text: str) -> str:
+    """A sentinel written into the SQL text instead of passed as a parameter would be reused as
+    a constant: refuse the shape rather than answer for the wrong learner or card."""
+    for value in (USER, DECK, CARD, CARD2):
+        if str(value) in text:
+            raise ValueError(f"sentinel {value} was inlined into {text[:200]}...")
+    return text
+
+
 def _slots(connection, params) -> list[tuple[str | None, object]]:
     stamp = connection.ops.adapt_datetimefield_value
     prepared = {
@@ -72,7 +81,7 @@ def sql(key: tuple, build: Callable[[], tuple[str, list]], using: str = "default
     cache = _cache(connection)
     if key not in cache:
         text, params = build()
-        cache[key] = Compiled(text, _slots(connection, params))
+        cache[key] = Compiled(_checked(text), _slots(connection, params))
     return cache[key]
 
 
@@ -83,7 +92,7 @@ def compiled(key: tuple, build: Callable[[], QuerySet], using: str = "default") 
     if key not in cache:
         compiler = build().query.get_compiler(using=using)
         text, params = compiler.as_sql()
-        cache[key] = Compiled(text, _slots(connection, params), compiler)
+        cache[key] = Compiled(_checked(text), _slots(connection, params), compiler)
     return cache[key]
 
 
