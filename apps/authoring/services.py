@@ -266,25 +266,25 @@ def card_delete(*, card: Card) -> None:
     _section_renumber(section_id)
 
 
-def _swap(rows: list, index: int, direction: str) -> bool:
+def _move(siblings, row, direction: str) -> bool:
+    """Swap `row` with its neighbour among `siblings` (locked, in order) and renumber them 0, 1,
+    2...; False at either end or for a direction other than up/down."""
+    rows = list(siblings.order_by("order", "id").select_for_update())
+    index = next(i for i, item in enumerate(rows) if item.pk == row.pk)
     other = index - 1 if direction == "up" else index + 1
     if direction not in ("up", "down") or not 0 <= other < len(rows):
         return False
     rows[index], rows[other] = rows[other], rows[index]
-    for position, row in enumerate(rows):
-        row.order = position
+    for position, item in enumerate(rows):
+        item.order = position
+    siblings.model.objects.bulk_update(rows, ["order"])
     return True
 
 
 @transaction.atomic
 def card_move(*, card: Card, direction: str) -> bool:
     """Move a card one place up or down in its section; False at either end."""
-    rows = list(card.section.cards.order_by("order", "id").select_for_update())
-    index = next(i for i, row in enumerate(rows) if row.pk == card.pk)
-    if not _swap(rows, index, direction):
-        return False
-    Card.objects.bulk_update(rows, ["order"])
-    return True
+    return _move(card.section.cards.all(), card, direction)
 
 
 # Sections ----------------------------------------------------------------------------------
@@ -334,12 +334,7 @@ def section_delete(*, section: Section) -> None:
 
 @transaction.atomic
 def section_move(*, section: Section, direction: str) -> bool:
-    rows = list(section.deck.sections.order_by("order", "id").select_for_update())
-    index = next(i for i, row in enumerate(rows) if row.pk == section.pk)
-    if not _swap(rows, index, direction):
-        return False
-    Section.objects.bulk_update(rows, ["order"])
-    return True
+    return _move(section.deck.sections.all(), section, direction)
 
 
 # Decks -------------------------------------------------------------------------------------
@@ -529,12 +524,7 @@ def quiz_delete(*, quiz: Quiz) -> None:
 @transaction.atomic
 def question_move(*, question: Question, direction: str) -> bool:
     """Move a question one place up or down in its quiz (the author's order)."""
-    rows = list(question.quiz.questions.order_by("order", "id").select_for_update())
-    index = next(i for i, row in enumerate(rows) if row.pk == question.pk)
-    if not _swap(rows, index, direction):
-        return False
-    Question.objects.bulk_update(rows, ["order"])
-    return True
+    return _move(question.quiz.questions.all(), question, direction)
 
 
 @transaction.atomic
