@@ -6,7 +6,7 @@ field that a person can act on; pages show it next to the field and the API retu
 Two rules hold everywhere:
 - A card keeps its row (and so every learner's CardState and ReviewLog) through any edit.
   Only an edit marked "changes the answer" touches schedules: it makes the card due now for
-  every learner who has studied it, through apps.study.services.cards_requeue.
+  every learner who has studied it, through apps.study.services.card_learners_requeue.
 - Every change to a card or question writes a Revision with the full editable fields. The first
   recorded edit of something that has no history (seeded content) first writes an "original"
   revision, so the text before any edit can always be restored.
@@ -27,7 +27,7 @@ from apps.demos.models import DemoCardLink
 from apps.demos.ray_demos.catalogue import get_demo
 from apps.quizzes.content import _apply_question, _parse_question
 from apps.quizzes.models import Question, Quiz
-from apps.study.services import cards_requeue
+from apps.study.services import card_learners_requeue
 
 CARD_FIELDS = ("section", "slug", "front", "back", "why", "tags")
 Source = Revision.Source
@@ -106,14 +106,6 @@ def _original_keep(*, card: Card | None = None, question: Question | None = None
     target = {"card": card} if card is not None else {"question": question}
     if not Revision.objects.filter(**target).exists():
         _revision_add(**target, data=data, source=Source.ORIGINAL, note="before the first edit")
-
-
-def card_learners_requeue(card: Card) -> int:
-    """Make the card due now for everyone who has studied it; their history stays."""
-    learners = get_user_model().objects.filter(card_states__card=card).distinct()
-    for user in learners:
-        cards_requeue(user=user, cards=[card])
-    return len(learners)
 
 
 # Cards -------------------------------------------------------------------------------------
@@ -254,7 +246,7 @@ def card_update(
         source=source,
         restored_from=restored_from,
     )
-    revision.requeued = card_learners_requeue(card) if changes_answer else 0
+    revision.requeued = card_learners_requeue(card=card) if changes_answer else 0
     return revision
 
 

@@ -10,6 +10,7 @@ from apps.decks.markdown import render_markdown
 from apps.study.models import CardState, ReviewLog
 
 pytestmark = pytest.mark.django_db
+QUERIES_FOR_AN_ANSWER_CHANGE = 11  # whatever the number of learners
 
 
 def _schedule(state: CardState) -> tuple:
@@ -44,6 +45,26 @@ def test_changes_the_answer_makes_the_card_due_now_and_keeps_history(
     assert ReviewLog.objects.filter(user=alice, card=ray_task).count() == 1
     # bob never studied the card: nothing is created for him.
     assert not CardState.objects.filter(user=bob).exists()
+
+
+@pytest.mark.parametrize("learners", [1, 20])
+def test_changes_the_answer_costs_the_same_queries_for_one_learner_or_many(
+    staff, ray_task, django_user_model, django_assert_num_queries, learners
+):
+    later = timezone.now() + timezone.timedelta(days=9)
+    users = django_user_model.objects.bulk_create(
+        django_user_model(username=f"learner{i}") for i in range(learners)
+    )
+    CardState.objects.bulk_create(
+        CardState(user=u, card=ray_task, deck_id=ray_task.deck_id, due_at=later) for u in users
+    )
+    services.card_update(card=ray_task, author=staff, back="warm-up edit")  # keeps the original
+    with django_assert_num_queries(QUERIES_FOR_AN_ANSWER_CHANGE):
+        revision = services.card_update(
+            card=ray_task, author=staff, changes_answer=True, back="A remote function, no state."
+        )
+    assert revision.requeued == learners
+    assert not CardState.objects.filter(card=ray_task, due_at__gt=timezone.now()).exists()
 
 
 def test_first_edit_of_seeded_card_keeps_the_original_then_restore_brings_it_back(staff, ray_task):
