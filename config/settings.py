@@ -1,9 +1,11 @@
 """RayDeck settings: one file, every value from the environment with a safe default."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -47,6 +49,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "template_partials",
+    "csp",
+    "axes",
     "apps.accounts",
     "apps.decks",
     "apps.study",
@@ -58,6 +62,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.DatabaseUnavailableMiddleware",  # 503 + a sentence while the DB is away
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -67,6 +73,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "apps.accounts.middleware.UserTimezoneMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login into the lock-out page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -110,6 +117,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out username+address
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -133,6 +144,7 @@ STORAGES = {
 
 # Security: strict by default in production, overridable behind a TLS-terminating proxy.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # probes speak plain HTTP to the pod
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
@@ -142,6 +154,59 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
 X_FRAME_OPTIONS = "DENY"
+# How many reverse proxies append to X-Forwarded-For in front of the app (0: the header is ignored,
+# REMOTE_ADDR is the client). Used by the login lock-out and the API throttles alike.
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0)
+
+# Content Security Policy (django-csp): no inline script, style or handler anywhere, in DEBUG too,
+# so the browser tests catch a violation. Behaviour lives in static/js; htmx is told not to eval
+# or inject styles (templates/base.html). The API docs page relaxes style-src (config/security.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+        "base-uri": [SELF],
+        "object-src": [NONE],
+    }
+}
+
+# Login lock-out (django-axes): N failures for one username from one address lock that pair out
+# for the cool-off; other users and addresses are unaffected, a success resets the count.
+AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("AXES_COOLOFF_TIME", 15)))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
+
+# One cache for every process: Redis when CACHE_URL is set, else files under var/cache (shared by
+# the processes of one machine; per-process memory would give each worker its own throttle count).
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "raydeck",
+        }
+    }
+elif CACHE_URL:
+    raise ImproperlyConfigured(f"CACHE_URL must be redis://host:port/db or empty, got {CACHE_URL}")
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": os.environ.get("CACHE_DIR", str(BASE_DIR / "var" / "cache")),
+            "KEY_PREFIX": "raydeck",
+            "OPTIONS": {"MAX_ENTRIES": 10000},
+        }
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -155,6 +220,25 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
+    # Counted in the shared cache; generous enough for the review loop at keyboard speed and the
+    # test suite, and raised through the environment for the load bench.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "config.security.AnonThrottle",
+        "config.security.UserThrottle",
+        "config.security.WriteThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "60/min"),
+        "user": os.environ.get("THROTTLE_USER", "1200/min"),
+        "write": os.environ.get("THROTTLE_WRITE", "300/min"),
+    },
+}
+# Writes that cost real work, counted by WriteThrottle on top of the per-user rate.
+THROTTLED_WRITE_VIEWS = {
+    "apps.study.api.ReviewCreate",
+    "apps.quizzes.api.AttemptCreate",
+    "apps.demos.api.DemoRunCreate",
+    "apps.authoring.api.DeckImport",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RayDeck API",

@@ -1,8 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
 from apps.decks import views as deck_views
+from config.docs import ApiDocsView
+from config import health
 
 api_patterns = [
     path("", include("apps.decks.api")),
@@ -12,10 +14,12 @@ api_patterns = [
     path("", include("apps.teams.api")),
     path("", include("apps.authoring.api")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("", deck_views.home, name="home"),
     path("accounts/", include("apps.accounts.urls")),
     path("study/", include("apps.study.urls")),
