@@ -13,6 +13,7 @@ api_patterns = [
     path("", include("apps.demos.api")),
     path("", include("apps.teams.api")),
     path("", include("apps.authoring.api")),
+    path("", include("apps.accounts.api")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -15,4 +15,6 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
+    path("profile/export.json", views.export, {"fmt": "json"}, name="export_json"),
+    path("profile/export.zip", views.export, {"fmt": "csv"}, name="export_csv"),
 ]
