@@ -1,0 +1,92 @@
+"""While the database is unreachable (a restart, a failover, a full connection table) every page
+and API call answers 503 with a sentence and Retry-After, instead of a bare 500.
+
+A request that fails this way changed nothing it can be blamed for: a review is one transaction,
+and a retry with the same client_id lands once even when the first COMMIT reached the server and
+only its answer was lost. The broken connection is dropped when the request ends (Django closes a
+connection that raised and no longer answers), and CONN_HEALTH_CHECKS makes the next request
+check a reused connection before its first query, so the first request after the database is
+back succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from django.core.signals import got_request_exception
+from django.db import InterfaceError, OperationalError
+from django.dispatch import receiver
+from django.http import HttpResponse, JsonResponse
+from django.utils.html import escape
+
+log = logging.getLogger(__name__)
+
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+RETRY_AFTER_S = 5
+MESSAGE = (
+    "The database is restarting or out of reach, so this was not saved. "
+    f"Try again in {RETRY_AFTER_S} seconds: nothing is lost, and a retried review counts once."
+)
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Back in a moment · RayDeck</title>
+<link rel="stylesheet" href="/static/css/raydeck.css"></head>
+<body><main id="main" class="narrow">
+  <h1>Back in a moment</h1>
+  <p role="alert">{message}</p>
+  <p><a class="btn btn-primary" href="{path}">Try again</a></p>
+</main></body>
+</html>
+"""
+
+
+def is_database_unavailable(exc: BaseException | None) -> bool:
+    return isinstance(exc, DATABASE_ERRORS)
+
+
+def database_unavailable_response(request) -> HttpResponse:
+    """503 in the shape the caller reads: JSON for the API, a fragment for htmx, else a page.
+    Rendered without templates or context processors: they may need the database."""
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"detail": MESSAGE, "error": MESSAGE}, status=503)
+    elif request.headers.get("HX-Request") == "true":
+        response = HttpResponse(
+            f'<p class="notice notice-error" role="alert">{escape(MESSAGE)}</p>', status=503
+        )
+    else:
+        path = request.get_full_path() if request.method == "GET" else request.path
+        page = _PAGE.format(message=escape(MESSAGE), path=escape(path))
+        response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Turns a database outage into a 503, wherever the request met it: in the view
+    (process_exception), or in a middleware or template (marked by the signal below; Django has
+    by then turned the exception into a 500 response, which is replaced here)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(request, "_database_unavailable", False) and response.status_code >= 500:
+            return database_unavailable_response(request)
+        return response
+
+    def process_exception(self, request, exception):
+        if is_database_unavailable(exception):
+            log.warning("database unavailable at %s: %s", request.path, exception)
+            return database_unavailable_response(request)
+        return None
+
+
+@receiver(got_request_exception, dispatch_uid="raydeck-database-unavailable")
+def _mark_database_unavailable(sender, request=None, **kwargs):
+    if request is not None and is_database_unavailable(sys.exc_info()[1]):
+        request._database_unavailable = True
