@@ -181,8 +181,7 @@ AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("AXES_COOLOFF_TIME", 15)))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
-AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "config.security.lockout_response"  # accounts/locked_out.html, 429
 AXES_CLIENT_IP_CALLABLE = "config.security.client_ip"
 
 # One cache for every process: Redis when CACHE_URL is set, else files under var/cache (shared by

@@ -3,8 +3,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from apps.decks import views as deck_views
-from config.docs import ApiDocsView
 from config import health
+from config.docs import ApiDocsView
 
 api_patterns = [
     path("", include("apps.decks.api")),

@@ -17,7 +17,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         profile_for(user)
-        login(request, user)
+        # Two backends (django-axes first), so name the one that knows this password.
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Pick a deck to start.")
         next_url = request.POST.get("next", "")
         if url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
