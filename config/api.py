@@ -32,7 +32,8 @@ def exception_handler(exc, context):
     database_down = is_database_unavailable(exc)
     if database_down:
         # A restart or failover: 503 with Retry-After, which clients retry (same client_id).
-        log.warning("database unavailable during %s: %s", context.get("view"), exc)
+        request = context.get("request")
+        log.warning("database unavailable at %s: %s", getattr(request, "path", "?"), exc)
         exc = DatabaseUnavailable(MESSAGE)
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
