@@ -441,6 +441,16 @@ def access_log_split(start: int) -> tuple[dict[str, list[float]], int]:
     return times, end
 
 
+def db_outages(start: int) -> tuple[int, int]:
+    """Requests the server answered 503 because PostgreSQL was away (someone restarted it: the
+    machine is shared with the failure tests), from gunicorn's log after byte `start`."""
+    with open(OUT / "gunicorn.log", "rb") as f:
+        f.seek(start)
+        data = f.read()
+        end = f.tell()
+    return data.count(b"database unavailable"), end
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -452,7 +462,8 @@ def run(duration: int, connections: list[int], rounds: int, log: Log) -> None:
     lo, hi = (OUT / "bare_ids.txt").read_text().split()
     effective_settings(log)
     log(
-        f"load: gunicorn (deploy/gunicorn.conf.py, 2 workers) on 127.0.0.1:{PORT}, wrk -t N -c N,"
+        f"load: gunicorn (deploy/gunicorn.conf.py, {ENV['GUNICORN_WORKERS']} workers) on"
+        f" 127.0.0.1:{PORT}, wrk -t N -c N,"
         f" {duration}s per phase, {rounds} round(s), {os.cpu_count()} CPUs shared by server,"
         " PostgreSQL, Redis, wrk and the team's test runs"
     )
@@ -468,6 +479,7 @@ def run(duration: int, connections: list[int], rounds: int, log: Log) -> None:
     results = []
     try:
         offset = (OUT / "access.log").stat().st_size
+        log_at = (OUT / "gunicorn.log").stat().st_size
         for r in range(rounds):
             for c in connections:
                 before = uptime()
@@ -477,7 +489,10 @@ def run(duration: int, connections: list[int], rounds: int, log: Log) -> None:
                 mix = wrk("load_mix.lua", duration, c, {**common, "LOAD_THREADS": str(c)},
                           f"mix_c{c}_r{r}")  # fmt: skip
                 split, offset = access_log_split(offset)
+                outages, log_at = db_outages(log_at)
                 after = uptime()
+                if outages:
+                    after += f"\n  NOTE: {outages} requests met PostgreSQL restarting (503)"
                 results.append((r, c, bare, mix, split, before, after))
                 report(log, r, c, bare, mix, split, before, after)
     finally:
@@ -525,23 +540,154 @@ def report(log, r, c, bare, mix, split, before, after) -> None:
     log(f"  after: {after}")
 
 
+def profile(repeat: int, top: int, log: Log) -> None:
+    """Each endpoint of the mix in-process (Django's test client, the server's settings): median
+    wall and CPU time, queries per request, and where the time goes (cProfile, cumulative)."""
+    import cProfile
+    import io
+    import pstats
+
+    os.environ["ALLOWED_HOSTS"] = ENV["ALLOWED_HOSTS"] + ",testserver"
+    ENV["ALLOWED_HOSTS"] = os.environ["ALLOWED_HOSTS"]
+    reset()
+    django_setup()
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    learners = [line.split() for line in (OUT / "learners.txt").read_text().splitlines()]
+    leads = [line.split() for line in (OUT / "leads.txt").read_text().splitlines()]
+    quizzes = [line.split(" ", 1) for line in (OUT / "quizzes.txt").read_text().splitlines()]
+    client = Client()
+    counter = iter(range(10**9))
+
+    def api(method, path, token, body=None):
+        kwargs = {"HTTP_AUTHORIZATION": f"Token {token}"}
+        if body is not None:
+            kwargs.update(data=body, content_type="application/json")
+        return getattr(client, method)(path, **kwargs)
+
+    def page(path, session):
+        client.cookies["sessionid"] = session
+        try:
+            return client.get(path, HTTP_HX_REQUEST="true")
+        finally:
+            del client.cookies["sessionid"]
+
+    queues: dict[str, list[int]] = {}
+
+    def learner():
+        return learners[next(counter) % len(learners)]
+
+    def queue():
+        token = learner()[0]
+        response = api("get", f"/api/study/queue/?deck={DECK}", token)
+        queues[token] = [c["id"] for c in response.json()["cards"]]
+        return response
+
+    def review():
+        me = learner()
+        token = me[0]
+        if not queues.get(token):  # not timed: the queue this learner would have fetched
+            queues[token] = [c["id"] for c in api("get", f"/api/study/queue/?deck={DECK}",
+                                                  token).json()["cards"]]  # fmt: skip
+        card = queues[token].pop(0)
+        body = {"card": card, "grade": 4, "client_id": str(uuid4()), "duration_ms": 3000}
+        return ("post", "/api/reviews/", token, json.dumps(body))
+
+    def quiz_post():
+        me = learner()
+        slug, body = quizzes[next(counter) % len(quizzes)]
+        api("get", f"/api/quizzes/{slug}/", me[0])  # starts the timed attempt: not timed
+        return ("post", f"/api/quizzes/{slug}/attempts/", me[0], body)
+
+    from uuid import uuid4
+
+    cases = {
+        "queue GET": lambda: queue(),
+        "review POST": review,
+        "quiz GET (start)": lambda: api(
+            "get", f"/api/quizzes/{quizzes[next(counter) % len(quizzes)][0]}/", learner()[0]
+        ),
+        "quiz POST (submit)": quiz_post,
+        "dashboard GET": lambda: page(f"/teams/{leads[0][2]}/", leads[0][1]),
+        "demo run API poll": lambda: api(
+            "get", f"/api/demo-runs/{(me := learner())[2]}/?since=20", me[0]
+        ),
+        "run page poll (204)": lambda: page(
+            f"/demos/runs/{(me := learner())[3]}/?seq=10&status=running", me[1]
+        ),
+        "run page poll (286)": lambda: page(
+            f"/demos/runs/{(me := learner())[2]}/?seq=38&status=running", me[1]
+        ),
+        "bare view": lambda: client.get("/bench/bare/1/"),
+    }
+    log(f"in-process (test client, {repeat} requests each after 3 warm-ups), {uptime()}")
+    log(f"  {'endpoint':22s} {'wall p50':>9} {'cpu p50':>8} {'queries':>8}  status")
+    details = []
+    for name, make in cases.items():
+
+        def once(make=make):
+            prepared = make()
+            if isinstance(prepared, tuple):  # a write prepared untimed: time only the POST
+                return lambda: api(*prepared)
+            return None
+
+        walls, cpus, queries, statuses = [], [], [], set()
+        prof = cProfile.Profile()
+        for i in range(repeat + 3):
+            go = once()
+            with CaptureQueriesContext(connection) as ctx:
+                w0, c0 = time.perf_counter(), time.process_time()
+                if i >= 3:
+                    prof.enable()
+                response = go() if go else make()
+                if i >= 3:
+                    prof.disable()
+                w1, c1 = time.perf_counter(), time.process_time()
+            if go is None and i >= 3:
+                pass
+            if i >= 3:
+                walls.append((w1 - w0) * 1000)
+                cpus.append((c1 - c0) * 1000)
+                queries.append(len(ctx.captured_queries))
+                statuses.add(response.status_code)
+        log(
+            f"  {name:22s} {statistics.median(walls):7.1f}ms {statistics.median(cpus):6.1f}ms"
+            f" {statistics.median(queries):8.0f}  {sorted(statuses)}"
+        )
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
+        details.append((name, out.getvalue()))
+    (OUT / "profile.txt").write_text("\n".join(f"==== {name}\n{text}" for name, text in details))
+    log(f"  cProfile, cumulative, top {top} per endpoint: {OUT / 'profile.txt'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", nargs="?", choices=["seed", "run", "all"], default="all")
+    parser.add_argument("what", nargs="?", choices=["seed", "run", "profile", "all"], default="all")
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--team-size", type=int, default=25)
     parser.add_argument("--duration", type=int, default=30, help="seconds per phase")
     parser.add_argument("--connections", default="8,16,32")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--workers", type=int, default=2, help="gunicorn workers (production default: 2*cores+1)"
+    )
+    parser.add_argument("--repeat", type=int, default=30, help="profile: requests each")
+    parser.add_argument("--top", type=int, default=40, help="profile: functions shown")
     parser.add_argument("--no-save", action="store_true", help="do not write bench/results/")
     args = parser.parse_args()
     log = Log()
     if args.what in ("seed", "all"):
         seed(args.learners, args.team_size)
+    if args.what == "profile":
+        profile(args.repeat, args.top, log)
     if args.what in ("run", "all"):
         stamp = datetime.datetime.now(datetime.UTC)
         log(f"# bench/load_mix.py {' '.join(sys.argv[1:])}  ({stamp:%Y-%m-%d %H:%M} UTC)")
         conns = [int(c) for c in args.connections.split(",")]
+        ENV["GUNICORN_WORKERS"] = str(args.workers)
         run(args.duration, conns, args.rounds, log)
         if not args.no_save:
             RESULTS.mkdir(exist_ok=True)
