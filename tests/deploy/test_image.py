@@ -1,0 +1,23 @@
+"""deploy/Dockerfile: what the manifests rely on from the image, and no secrets baked into it."""
+
+import re
+
+from .conftest import DEPLOY
+
+DOCKERFILE = (DEPLOY / "Dockerfile").read_text()
+
+
+def test_the_image_runs_as_a_numeric_non_root_user():
+    # runAsNonRoot in the manifests can only be verified for a numeric USER.
+    [user] = re.findall(r"^USER (\S+)$", DOCKERFILE, re.MULTILINE)
+    assert user.isdigit() and int(user) > 0
+
+
+def test_the_image_has_wget_for_kuberays_default_ray_probes():
+    assert re.search(r"apt-get install .*\bwget\b", DOCKERFILE)
+
+
+def test_env_files_never_enter_the_image():
+    ignored = (DEPLOY / "Dockerfile.dockerignore").read_text().split()
+    assert "**/.env" in ignored and "**/.env.*" in ignored
+    assert ".git" in ignored and ".venv" in ignored
