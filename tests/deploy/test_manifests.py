@@ -182,6 +182,7 @@ def test_services_and_budgets_select_the_pods_they_mean(manifests):
     hpa = find(manifests, "HorizontalPodAutoscaler", "raydeck-web")["spec"]
     assert hpa["scaleTargetRef"]["name"] == "raydeck-web"
     assert pdb["minAvailable"] < hpa["minReplicas"]  # a node drain can always proceed
+    assert "replicas" not in find(manifests, "Deployment", "raydeck-web")["spec"]  # HPA's to set
 
 
 def test_the_workers_serve_their_queues_and_are_probed_by_name(manifests):
