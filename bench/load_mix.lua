@@ -7,6 +7,7 @@
 --   dashboard  5  GET /teams/<slug>/ as the learner's team lead (session cookie)
 --   poll      20  GET /api/demo-runs/<finished>/?since=N (half), the run page's htmx poll:
 --                 a running run with nothing new (204) or a finished one (286, the fragment)
+-- LOAD_WEIGHTS overrides the weights (review,queue,quiz,dashboard,poll_api,poll_204,poll_286).
 -- A learner whose queue comes back empty is done for the day: the thread takes the next one.
 -- LOAD_LEARNERS: "<token> <sessionid> <finished run> <running run> <team no>" per line;
 -- LOAD_LEADS: "<token> <sessionid> <team slug>" per line; LOAD_QUIZZES: "<slug> <json body>".
@@ -58,6 +59,16 @@ function init(args)
   current = index
   take_learner(current)
   grades = {4, 5, 3, 4, 1, 4, 5, 2, 4, 3}
+  -- LOAD_WEIGHTS: review, queue, quiz, dashboard, API poll, page poll 204, page poll 286
+  local weights = {}
+  for w in (os.getenv("LOAD_WEIGHTS") or "35,30,5,5,10,8,2"):gmatch("%d+") do
+    table.insert(weights, tonumber(w))
+  end
+  cut, total_weight = {}, 0
+  for i, w in ipairs(weights) do
+    total_weight = total_weight + w
+    cut[i] = total_weight
+  end
   n, serial = 0, 0
   pending = nil -- a request that must follow the last one (the quiz's answers)
   last = nil
@@ -93,8 +104,8 @@ function request()
     last = "quiz_post"
     return req
   end
-  local r = math.random(100)
-  if r <= 35 then
+  local r = math.random(total_weight)
+  if r <= cut[1] then
     if #cards == 0 then return queue() end
     n = n + 1
     local card = table.remove(cards, 1)
@@ -102,20 +113,20 @@ function request()
     local body = string.format('{"card":%s,"grade":%d,"client_id":"%s","duration_ms":%d}',
       card, grades[(n % #grades) + 1], uuid(), 2000 + math.random(0, 8000))
     return api("POST", "/api/reviews/", body)
-  elseif r <= 65 then
+  elseif r <= cut[2] then
     return queue()
-  elseif r <= 70 then
+  elseif r <= cut[3] then
     local quiz = quizzes[math.random(#quizzes)]
     last = "quiz_get"
     pending = api("POST", "/api/quizzes/" .. quiz.slug .. "/attempts/", quiz.body)
     return api("GET", "/api/quizzes/" .. quiz.slug .. "/")
-  elseif r <= 75 then
+  elseif r <= cut[4] then
     last = "dashboard"
     return page(lead.session, "/teams/" .. lead.slug .. "/")
-  elseif r <= 85 then
+  elseif r <= cut[5] then
     last = "poll_api"
     return api("GET", "/api/demo-runs/" .. me.done_run .. "/?since=" .. math.random(0, 40))
-  elseif r <= 93 then
+  elseif r <= cut[6] then
     last = "poll_204"
     return page(me.session, "/demos/runs/" .. me.live_run .. "/?seq=10&status=running")
   else

@@ -48,6 +48,7 @@ CACHE_URL = os.environ.get("LOAD_CACHE_URL", "redis://127.0.0.1:6379/9")
 PORT = int(os.environ.get("LOAD_PORT", "18766"))
 DECK = "distributed-rl-on-ray"
 DEMO = "sampling-throughput"
+WEIGHTS = "35,30,5,5,10,8,2"
 HIGH = "1000000/min"  # far above what 2 cores can serve: the throttles never fire
 
 ENV = {
@@ -437,6 +438,8 @@ def access_log_split(start: int) -> tuple[dict[str, list[float]], int]:
             continue
         key = f"{parts[0]} {parts[1]}"
         name = next((n for n, rx in ROUTES if rx.match(key)), "other")
+        if name == "run page poll":
+            name += f" {parts[2]}"
         times[name].append(int(parts[3]) / 1000)
     return times, end
 
@@ -456,7 +459,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run(duration: int, connections: list[int], rounds: int, log: Log) -> None:
+def run(duration: int, connections: list[int], rounds: int, weights: str, log: Log) -> None:
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
     lo, hi = (OUT / "bare_ids.txt").read_text().split()
@@ -467,11 +470,13 @@ def run(duration: int, connections: list[int], rounds: int, log: Log) -> None:
         f" {duration}s per phase, {rounds} round(s), {os.cpu_count()} CPUs shared by server,"
         " PostgreSQL, Redis, wrk and the team's test runs"
     )
+    log(f"mix weights (review,queue,quiz,dashboard,poll_api,poll_204,poll_286): {weights}")
     common = {
         "LOAD_LEARNERS": str(OUT / "learners.txt"),
         "LOAD_LEADS": str(OUT / "leads.txt"),
         "LOAD_QUIZZES": str(OUT / "quizzes.txt"),
         "LOAD_DECK": DECK,
+        "LOAD_WEIGHTS": weights,
     }
     bare_env = {"STUDY_PATH": "/bench/bare/{id}/", "STUDY_ID_MIN": lo, "STUDY_ID_MAX": hi}
     (OUT / "access.log").unlink(missing_ok=True)
@@ -528,8 +533,8 @@ def report(log, r, c, bare, mix, split, before, after) -> None:
     names = {
         "review": "review POST", "queue": "queue GET", "quiz_get": "quiz GET (start)",
         "quiz_post": "quiz POST (submit)", "dashboard": "dashboard GET",
-        "poll_api": "demo run API poll", "poll_204": "run page poll",
-        "poll_286": "run page poll",
+        "poll_api": "demo run API poll", "poll_204": "run page poll 204",
+        "poll_286": "run page poll 286",
     }  # fmt: skip
     for key, counts in sorted(mix["endpoints"].items(), key=lambda kv: -kv[1][0]):
         n, c2, c3, c4, c5, _ = counts
@@ -672,6 +677,11 @@ def main() -> None:
     parser.add_argument("--connections", default="8,16,32")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument(
+        "--weights",
+        default=WEIGHTS,
+        help="review,queue,quiz,dashboard,poll_api,poll_204,poll_286 (a quiz is 2 requests)",
+    )
+    parser.add_argument(
         "--workers", type=int, default=2, help="gunicorn workers (production default: 2*cores+1)"
     )
     parser.add_argument("--repeat", type=int, default=30, help="profile: requests each")
@@ -688,7 +698,7 @@ def main() -> None:
         log(f"# bench/load_mix.py {' '.join(sys.argv[1:])}  ({stamp:%Y-%m-%d %H:%M} UTC)")
         conns = [int(c) for c in args.connections.split(",")]
         ENV["GUNICORN_WORKERS"] = str(args.workers)
-        run(args.duration, conns, args.rounds, log)
+        run(args.duration, conns, args.rounds, args.weights, log)
         if not args.no_save:
             RESULTS.mkdir(exist_ok=True)
             with open(RESULTS / f"load-{stamp:%Y-%m-%d}.txt", "a") as f:
