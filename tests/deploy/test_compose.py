@@ -3,6 +3,8 @@ in order, with no secret written in the file."""
 
 import re
 
+from .conftest import DEPLOY
+
 SERVICES = {"web", "worker", "demos", "postgres", "redis", "ray-head"}
 SECRET_NAMES = {"SECRET_KEY", "POSTGRES_PASSWORD"}
 URL_WITH_LITERAL_PASSWORD = re.compile(r"://[^/\s:@]*:(?!\$\{)[^/\s@]+@")
@@ -45,3 +47,11 @@ def test_no_secret_is_written_in_the_compose_file(compose):
                 assert str(value).startswith("${"), (name, key)
     assert "${POSTGRES_PASSWORD" in compose["services"]["web"]["environment"]["DATABASE_URL"]
     assert "env_file" not in compose["services"]["ray-head"]  # Ray needs no app secrets
+
+
+def test_env_example_names_every_variable_the_compose_file_requires():
+    required = set(re.findall(r"\$\{(\w+):\?", (DEPLOY / "docker-compose.yml").read_text()))
+    example = (DEPLOY / "env.example").read_text()
+    documented = set(re.findall(r"^(\w+)=", example, re.MULTILINE))
+    assert required and required <= documented
+    assert {"SECRET_KEY", "ALLOWED_HOSTS"} <= documented  # production settings refuse to start
