@@ -42,6 +42,7 @@ class Kind:
     columns: tuple[str, ...]
     rows: Callable[[object], Iterable[tuple]]
     single: bool = False  # the profile: one record, an object in the JSON document
+    json: frozenset[str] = frozenset()  # columns that are JSON in the CSV, even a bare string
 
 
 def _query(queryset, lookups: dict[str, str]) -> Iterator[tuple]:
@@ -171,7 +172,7 @@ KINDS = (
         tuple(QUIZ_ATTEMPTS),
         lambda user: _query(Attempt.objects.filter(user=user).order_by("id"), QUIZ_ATTEMPTS),
     ),
-    Kind("quiz_answers", QUIZ_ANSWERS, _quiz_answers),
+    Kind("quiz_answers", QUIZ_ANSWERS, _quiz_answers, json=frozenset({"answer", "correct_answer"})),
     Kind(
         "demo_runs",
         tuple(DEMO_RUNS),
@@ -235,11 +236,14 @@ def export_json(user, *, now: datetime | None = None) -> Iterator[bytes]:
     yield b"\n}\n"
 
 
-def csv_cell(value) -> str:
-    """A value as a CSV cell: empty for none, true/false, ISO dates, JSON for lists and objects;
-    any text a spreadsheet would run as a formula is defused as the deck export does."""
+def csv_cell(value, as_json: bool = False) -> str:
+    """A value as a CSV cell: empty for none, true/false, ISO dates, JSON for lists and objects
+    (and for anything in a JSON column); any text a spreadsheet would run as a formula is
+    defused as the deck export does."""
     if value is None:
         return ""
+    if as_json:
+        return csv_cell_defuse(json.dumps(value, ensure_ascii=False))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime | date):
@@ -281,8 +285,9 @@ def export_csv_zip(user) -> Iterator[bytes]:
             ) as text:
                 writer = csv.writer(text, lineterminator="\n")
                 writer.writerow(kind.columns)
+                as_json = [column in kind.json for column in kind.columns]
                 for n, row in enumerate(kind.rows(user), 1):
-                    writer.writerow([csv_cell(value) for value in row])
+                    writer.writerow(map(csv_cell, row, as_json))
                     if n % CHUNK == 0:
                         text.flush()
                         yield pipe.drain()
