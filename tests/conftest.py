@@ -3,6 +3,7 @@
 import io
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
@@ -14,6 +15,16 @@ from apps.decks.models import Card, Deck, Section
 def fast_passwords(settings):
     """Hashing test users' passwords with PBKDF2 would dominate the suite and tests nothing."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(settings, tmp_path_factory):
+    """API throttle counts live in the cache: each test starts from none, and with no CACHE_URL
+    the file cache sits in this run's own directory, so runs side by side do not count together."""
+    if settings.CACHES["default"]["BACKEND"].endswith("FileBasedCache"):
+        location = str(tmp_path_factory.getbasetemp() / "cache")
+        settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": location}}
+    cache.clear()
 
 
 def _user(django_user_model, username: str, **extra):
