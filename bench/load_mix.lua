@@ -5,8 +5,9 @@
 --   queue     30  GET /api/study/queue/?deck=
 --   quiz       5  GET /api/quizzes/<slug>/ (starts the timed attempt), then POST answers
 --   dashboard  5  GET /teams/<slug>/ as the learner's team lead (session cookie)
---   poll      20  GET /api/demo-runs/<finished>/?since=N (half), the run page's htmx poll:
---                 a running run with nothing new (204) or a finished one (286, the fragment)
+--   poll      20  GET /api/demo-runs/<finished>/?since=N (10), the run page's htmx poll on a
+--                 running run with nothing new (204, 8) or on a finished one (286 with the
+--                 final fragment, 2)
 -- LOAD_WEIGHTS overrides the weights (review,queue,quiz,dashboard,poll_api,poll_204,poll_286).
 -- A learner whose queue comes back empty is done for the day: the thread takes the next one.
 -- LOAD_LEARNERS: "<token> <sessionid> <finished run> <running run> <team no>" per line;
