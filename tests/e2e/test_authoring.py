@@ -69,18 +69,22 @@ def test_reordering_cards_with_the_keyboard_only(page, small_deck, staff):
     down.focus()
     page.keyboard.press("Enter")
     rows = page.locator("#structure li[id^=card-row] code")
+    # Predicates are functions, not expression strings: Playwright evals a string, which the
+    # page's CSP (no 'unsafe-eval') refuses.
     page.wait_for_function(
-        "document.querySelectorAll('#structure li[id^=card-row] code')[1].innerText == 'ray-task'"
+        "() => document.querySelectorAll('#structure li[id^=card-row] code')[1].innerText"
+        " == 'ray-task'"
     )
     # htmx gives focus back to the same button (same id) once the swap settles, so Enter again
     # moves the card further; wait for that settle rather than racing it.
     page.wait_for_function(
-        "document.activeElement && document.activeElement.getAttribute('aria-label')"
+        "() => document.activeElement && document.activeElement.getAttribute('aria-label')"
         " == 'Move card ray-task down'"
     )
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "document.querySelectorAll('#structure li[id^=card-row] code')[2].innerText == 'ray-task'"
+        "() => document.querySelectorAll('#structure li[id^=card-row] code')[2].innerText"
+        " == 'ray-task'"
     )
     assert rows.all_inner_texts()[:3] == ["ray-actor", "object-store", "ray-task"]
     core = small_deck.sections.get(slug="ray-core")
