@@ -193,3 +193,14 @@ def test_the_workers_serve_their_queues_and_are_probed_by_name(manifests):
     assert {"--queues=demos", "--concurrency=1", "--hostname=demos@%h"} <= set(d["command"])
     assert "-d celery@$HOSTNAME" in w["livenessProbe"]["exec"]["command"][-1]
     assert "-d demos@$HOSTNAME" in d["livenessProbe"]["exec"]["command"][-1]
+
+
+def test_only_the_demos_workers_and_readyz_reach_the_ray_cluster(manifests):
+    cluster = ray_cluster(manifests)["metadata"]["name"]
+    policy = find(manifests, "NetworkPolicy", "raydeck-ray")["spec"]
+    assert policy["podSelector"] == {"matchLabels": {"ray.io/cluster": cluster}}
+    own, clients = policy["ingress"]
+    assert own == {"from": [{"podSelector": {"matchLabels": {"ray.io/cluster": cluster}}}]}
+    apps = {peer["podSelector"]["matchLabels"]["app"] for peer in clients["from"]}
+    assert apps == {"raydeck-demos", "raydeck-web"}
+    assert clients["ports"] == [{"port": 10001, "protocol": "TCP"}]
