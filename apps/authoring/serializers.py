@@ -77,7 +77,10 @@ class AuthorCardSerializer(serializers.ModelSerializer):
 
 class RevisionSerializer(serializers.ModelSerializer):
     author = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    restored_from = serializers.SlugRelatedField(slug_field="number", read_only=True)
+    restored_from = serializers.SlugRelatedField(
+        slug_field="number", read_only=True, allow_null=True,
+        help_text="number of the revision this one restored; null for an edit",
+    )  # fmt: skip
 
     class Meta:
         model = Revision
