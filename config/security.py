@@ -2,6 +2,8 @@
 
 from axes.helpers import get_cool_off, get_failure_limit
 from django.conf import settings
+from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
 from django.http import JsonResponse
 from django.shortcuts import render
 from rest_framework import throttling
@@ -25,8 +27,22 @@ def client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
-class _RatesAtCallTime:
-    """DRF binds DEFAULT_THROTTLE_RATES at import; read them per request so settings apply live."""
+class _CountingThrottle:
+    """A fixed-window counter in the shared cache, in place of DRF's list of request times.
+
+    DRF's SimpleRateThrottle reads the whole history, appends and writes it back: two workers
+    doing that at once lose a count, and the pickled list grows with the rate. Here each window
+    has one integer key bumped with Redis' INCR, so every worker's requests count and a check
+    costs one round trip at any rate. A client can spend up to twice the
+    rate across a window boundary; for abuse limits that is fine.
+
+    Rates are read per request (DRF binds DEFAULT_THROTTLE_RATES at import), so settings and
+    tests can change them live.
+    """
+
+    @property
+    def cache(self):
+        return caches["default"]  # the backend itself (DRF's is a proxy, no isinstance)
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
@@ -34,16 +50,41 @@ class _RatesAtCallTime:
     def get_ident(self, request):
         return client_ip(request)
 
+    def allow_request(self, request, view):
+        if self.rate is None:
+            return True
+        key = self.get_cache_key(request, view)
+        if key is None:
+            return True
+        self.now = self.timer()
+        window = int(self.now // self.duration)
+        self.window_ends = (window + 1) * self.duration
+        key, ttl = f"{key}_{window}", int(self.window_ends - self.now) + 1
+        if isinstance(self.cache, RedisCache):
+            # One round trip, atomic: INCR and EXPIRE in a MULTI.
+            name = self.cache.make_and_validate_key(key)
+            pipe = self.cache._cache.get_client(name, write=True).pipeline()
+            count, _ = pipe.incr(name).expire(name, ttl).execute()
+        else:
+            # Files (one machine): read and write back, which two processes can interleave,
+            # so a burst may count a little short. Redis is exact.
+            count = (self.cache.get(key) or 0) + 1
+            self.cache.set(key, count, ttl)
+        return count <= self.num_requests
 
-class AnonThrottle(_RatesAtCallTime, throttling.AnonRateThrottle):
+    def wait(self):
+        return max(1.0, self.window_ends - self.now)
+
+
+class AnonThrottle(_CountingThrottle, throttling.AnonRateThrottle):
     """Anonymous API calls, per client address (THROTTLE_ANON)."""
 
 
-class UserThrottle(_RatesAtCallTime, throttling.UserRateThrottle):
+class UserThrottle(_CountingThrottle, throttling.UserRateThrottle):
     """Every API call of a signed-in user (THROTTLE_USER)."""
 
 
-class WriteThrottle(_RatesAtCallTime, throttling.SimpleRateThrottle):
+class WriteThrottle(_CountingThrottle, throttling.SimpleRateThrottle):
     """Writes that cost real work (a review, a quiz submit, a demo run, an import) (THROTTLE_WRITE).
 
     A view opts in with `throttle_scope = "write"` or by being listed in THROTTLED_WRITE_VIEWS
