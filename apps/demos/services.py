@@ -12,7 +12,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import close_old_connections, connection, transaction
+from django.db import (
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    transaction,
+)
 from django.utils import timezone
 
 from apps.demos.models import DemoPoint, DemoRun
@@ -33,6 +39,27 @@ Status = DemoRun.Status
 
 class TooManyRuns(Exception):
     pass
+
+
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+# How long a running demo waits out an unreachable database (a restart takes a few seconds)
+# before it gives up; its points wait in memory meanwhile.
+DATABASE_GRACE_S = 30.0
+
+
+def with_database(write, *, grace_s: float = DATABASE_GRACE_S):
+    """Run `write`, trying again on a fresh connection while the database is away, for up to
+    grace_s; then the error goes up."""
+    started = time.monotonic()
+    while True:
+        try:
+            return write()
+        except DATABASE_ERRORS:
+            connection.close()
+            if time.monotonic() - started >= grace_s:
+                raise
+            log.warning("database unreachable; trying again", exc_info=True)
+            time.sleep(0.5)
 
 
 def worker_name() -> str:
@@ -136,6 +163,7 @@ class _Recorder:
         self.run_id, self.spec, self.params = run.pk, run.spec, run.params
         self.seq, self.buffer, self.last_flush = run.last_seq, [], 0.0
         self.cancelled_flag, self.last_cancel_check = False, 0.0
+        self.database_away_since: float | None = None
 
     def __call__(self, point: dict) -> None:
         self.seq += 1
@@ -143,13 +171,32 @@ class _Recorder:
         if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
             self.flush()
 
-    def flush(self) -> None:
+    def flush(self, *, final: bool = False) -> None:
+        """Store the buffered points. While the database is away (a restart), the demo goes on
+        and the points wait for the next flush, for up to DATABASE_GRACE_S; the final flush
+        waits for the database instead."""
         self.last_flush = time.monotonic()
         if not self.buffer:
             return
+        if final:
+            with_database(self._write)
+            return
+        try:
+            self._write()
+        except DATABASE_ERRORS:
+            connection.close()
+            self.database_away_since = self.database_away_since or time.monotonic()
+            if time.monotonic() - self.database_away_since >= DATABASE_GRACE_S:
+                raise
+            log.warning("demo run %s: points kept until the database is back", self.run_id)
+            return
+        self.database_away_since = None
+
+    def _write(self) -> None:
         expected = max(1, self.spec.expected_points(self.params))
         with transaction.atomic():
-            DemoPoint.objects.bulk_create(self.buffer)
+            # A retry after a lost COMMIT answer may send points already stored: skip those.
+            DemoPoint.objects.bulk_create(self.buffer, ignore_conflicts=True)
             DemoRun.objects.filter(pk=self.run_id).update(
                 last_seq=self.seq,
                 progress=min(0.99, self.seq / expected),
@@ -160,9 +207,12 @@ class _Recorder:
     def cancelled(self) -> bool:
         if time.monotonic() - self.last_cancel_check >= 0.5:
             self.last_cancel_check = time.monotonic()
-            self.cancelled_flag = DemoRun.objects.filter(
-                pk=self.run_id, cancel_requested=True
-            ).exists()
+            try:
+                self.cancelled_flag = DemoRun.objects.filter(
+                    pk=self.run_id, cancel_requested=True
+                ).exists()
+            except DATABASE_ERRORS:
+                connection.close()  # asked again in half a second; flush() bounds the wait
         return self.cancelled_flag
 
 
@@ -243,8 +293,11 @@ def _process_exists(pid: int) -> bool:
 
 
 def _finish(run_id: int, status: str, **fields) -> None:
-    DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
-        status=status, finished_at=timezone.now(), **fields
+    finished_at = timezone.now()
+    with_database(
+        lambda: DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
+            status=status, finished_at=finished_at, **fields
+        )
     )
 
 
@@ -256,12 +309,12 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
     """
     from celery.exceptions import SoftTimeLimitExceeded
 
-    if not demo_run_claim(run_id=run_id, worker=worker_name()):
+    if not with_database(lambda: demo_run_claim(run_id=run_id, worker=worker_name())):
         if demo_run_fail_orphaned(run_id=run_id):
             return Status.FAILED
         log.info("demo run %s was not queued any more; nothing to do", run_id)
         return None
-    run = DemoRun.objects.get(pk=run_id)
+    run = with_database(lambda: DemoRun.objects.get(pk=run_id))
     spec = run.spec
     recorder = _Recorder(run)
     heartbeat = _Heartbeat(run_id, settings.DEMOS_HEARTBEAT_S)
@@ -276,15 +329,15 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
 
         deadline = Deadline(spec.time_limit_s, cancelled=recorder.cancelled)
         summary = run_demo(run.demo, run.params, recorder, deadline=deadline)
-        recorder.flush()
+        recorder.flush(final=True)
         _finish(run_id, Status.SUCCEEDED, summary=json_safe(summary), progress=1.0)
         return Status.SUCCEEDED
     except DemoCancelled:
-        recorder.flush()
+        recorder.flush(final=True)
         _finish(run_id, Status.CANCELLED, error="cancelled while running")
         return Status.CANCELLED
     except DeadlineExceeded as exc:
-        recorder.flush()
+        recorder.flush(final=True)
         _finish(run_id, Status.FAILED, error=f"Stopped: {exc}.")
         return Status.FAILED
     except SoftTimeLimitExceeded:
@@ -299,7 +352,7 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
             return _soft_limit(run_id, spec, recorder)
         log.exception("demo run %s failed", run_id)
         try:
-            recorder.flush()
+            recorder.flush(final=True)
         except Exception:
             log.exception("could not store the last points of demo run %s", run_id)
         _finish(run_id, Status.FAILED, error=_readable(exc))
@@ -319,7 +372,7 @@ def _caused_by(exc: BaseException, kind: type) -> bool:
 
 
 def _soft_limit(run_id, spec, recorder) -> str:
-    recorder.flush()
+    recorder.flush(final=True)
     _finish(
         run_id,
         Status.FAILED,

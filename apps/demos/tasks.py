@@ -66,16 +66,23 @@ def _start_reaper(sender=None, **_):
 
 @shared_task(
     name="demos.execute_run",
+    bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
 )
-def demo_run_execute_task(run_id: int) -> str | None:
+def demo_run_execute_task(self, run_id: int) -> str | None:
     from apps.demos import ray_runtime
 
-    return services.demo_run_execute(
-        run_id=run_id, connect=ray_runtime.connect, cluster_size=ray_runtime.cluster_size
-    )
+    try:
+        return services.demo_run_execute(
+            run_id=run_id, connect=ray_runtime.connect, cluster_size=ray_runtime.cluster_size
+        )
+    except services.DATABASE_ERRORS as exc:
+        # The database stayed away past the run's grace: send the task again for later rather
+        # than lose it (acked as failed, a queued run would wait for the reaper's 15 minutes).
+        # A run this worker already started is refused by the claim and left to the reaper.
+        raise self.retry(exc=exc, countdown=5, max_retries=12) from exc
 
 
 @shared_task(name="demos.reap_runs", ignore_result=True)

@@ -51,6 +51,27 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env | SERVER_ENV | {"DATABASE_URL": database_url(), "PYTHONUNBUFFERED": "1"} | extra
 
 
+def refuse_connections(allow: bool) -> None:
+    """An outage of the test database alone: no new connections, the open ones cut. Needs no
+    restart command, and leaves every other database on the server alone. (Said from the
+    server's maintenance database: a database cannot refuse its own session.)"""
+    import psycopg
+
+    db = connection.settings_dict
+    with psycopg.connect(
+        dbname="postgres", user=db["USER"], password=db["PASSWORD"],
+        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, autocommit=True,
+    ) as maintenance:  # fmt: skip
+        name = db["NAME"]
+        maintenance.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allow).lower()}')
+        if not allow:
+            maintenance.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> %s",
+                [name, connection.connection.info.backend_pid],
+            )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -121,6 +142,11 @@ def web_server():
     yield server
     stop(proc)
     log.close()
+
+
+def log_text(proc: subprocess.Popen) -> str:
+    with open(proc.log.name) as f:
+        return f.read()
 
 
 class Workers:

@@ -28,7 +28,7 @@ from apps.decks.models import Card, Deck, Section
 from apps.study import scheduler
 from apps.study.models import CardState, ReviewLog
 from config.middleware import MESSAGE
-from tests.failure.conftest import needs_postgresql
+from tests.failure.conftest import needs_postgresql, refuse_connections
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgresql")]
 RESTART_CMD = os.environ.get("RAYDECK_PG_RESTART_CMD", "")
@@ -198,27 +198,6 @@ def test_reviews_during_a_database_restart_land_once_or_fail_clearly(
         f"{len(api.attempted())} API and {len(page.attempted())} page reviews, {outages} met "
         "the outage (503)"
     )
-
-
-def refuse_connections(allow: bool) -> None:
-    """An outage of the test database alone: no new connections, the open ones cut. Needs no
-    restart command, and leaves every other database on the server alone. (Said from the
-    server's maintenance database: a database cannot refuse its own session.)"""
-    import psycopg
-
-    db = connection.settings_dict
-    with psycopg.connect(
-        dbname="postgres", user=db["USER"], password=db["PASSWORD"],
-        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, autocommit=True,
-    ) as maintenance:  # fmt: skip
-        name = db["NAME"]
-        maintenance.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allow).lower()}')
-        if not allow:
-            maintenance.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = %s AND pid <> %s",
-                [name, connection.connection.info.backend_pid],
-            )
 
 
 def test_while_the_database_is_unreachable_api_page_and_htmx_answer_503_with_a_sentence(

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from apps.demos.models import DemoRun
+from tests.failure.conftest import log_text
 
 pytestmark = [pytest.mark.ray, pytest.mark.django_db(transaction=True)]
 Status = DemoRun.Status
@@ -104,10 +105,15 @@ def test_a_killed_worker_fails_its_run_by_heartbeat_and_a_late_redelivery_change
 
     # The dead worker's message, still unacked in Redis, comes back (as it would after the
     # visibility timeout): the fresh worker receives it and leaves the failed run alone.
-    restored = redeliver_unacked()
-    assert restored >= 1
-    wait_for(lambda: "was not queued any more; nothing to do" in read(second.log.name),
-             within=30, what="the redelivered task to run", workers=[second])  # fmt: skip
+    for attempt in range(3):  # a restore skips a pass while a worker holds kombu's mutex
+        assert redeliver_unacked() >= 1, "the dead worker's message was not left unacked"
+        try:
+            wait_for(lambda: "was not queued any more; nothing to do" in log_text(second),
+                     within=10, what="the redelivered task to run", workers=[second])  # fmt: skip
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
     again = DemoRun.objects.get(pk=run_id)
     assert (again.status, again.error, again.finished_at) == (run.status, run.error,
                                                               run.finished_at)  # fmt: skip
@@ -115,19 +121,15 @@ def test_a_killed_worker_fails_its_run_by_heartbeat_and_a_late_redelivery_change
     print(f"\nworker killed: run failed by the next worker's reaper {took:.1f} s later")
 
 
-def read(path) -> str:
-    with open(path) as f:
-        return f.read()
-
-
 def redeliver_unacked() -> int:
     """Do now what kombu's Redis transport does an hour after a consumer vanished: put its
-    unacked messages back on their queues. Returns how many were restored."""
+    unacked messages back on their queues. Returns how many were unacked before (a live
+    worker takes a restored message at once, so counting afterwards would race it)."""
     from kombu import Connection
 
     with Connection(settings.CELERY_BROKER_URL, transport_options={"visibility_timeout": 0}) as c:
         channel = c.default_channel
         client = channel.client
-        before = client.zcard(channel.unacked_index_key)
+        unacked = client.zcard(channel.unacked_index_key)
         channel.qos.restore_visible(num=100)
-        return before - client.zcard(channel.unacked_index_key)
+        return unacked
