@@ -42,6 +42,12 @@ def core_check(small_deck, tmp_path):
     quiz_file_load(path)
 
 
+def core_check_deck(user):
+    from apps.decks.models import Deck
+
+    return Deck.objects.get(slug="ray-basics")
+
+
 def log_in(page, username):
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill(username)
@@ -86,6 +92,15 @@ def test_a_learners_pages_work_under_the_policy(page, violations, alice, core_ch
     assert cell.evaluate("el => getComputedStyle(el).fill") not in ("", "none", "rgb(0, 0, 0)")
     bar = page.locator("svg.mastery-bar").first
     assert bar.bounding_box()["width"] > 50
+
+    # a team dashboard (heatmap classes, confirm forms) and its manage page
+    from apps.teams.services import team_create
+
+    team = team_create(user=alice, name="Ray cohort", deck=core_check_deck(alice))
+    page.goto(f"/teams/{team.slug}/")
+    page.locator("table.heatmap").wait_for()
+    page.goto(f"/teams/{team.slug}/manage/")
+    page.get_by_role("heading", level=1).wait_for()
 
     # cram's section picker submits on change (it used to be an onchange attribute)
     page.goto("/study/cram/ray-basics/")
