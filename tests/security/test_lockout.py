@@ -91,3 +91,13 @@ def test_behind_one_proxy_the_address_it_appends_is_the_client(alice, settings):
     # Another client behind the same proxy is not.
     client, response = attempt("alice", "pw-alice-123", ip=proxy, X_Forwarded_For="198.51.100.9")
     assert response.status_code == 302 and logged_in(client)
+
+
+def test_the_admin_log_in_shares_the_lock(staff):
+    client = Client(REMOTE_ADDR="203.0.113.7")
+    for _ in range(5):
+        client.post("/admin/login/", {"username": "staff", "password": "guess"})
+    response = client.post("/admin/login/", {"username": "staff", "password": "pw-staff-123"})
+    assert response.status_code == 429 and LOCKED in response.content.decode()
+    _, site = attempt("staff", "pw-staff-123")
+    assert site.status_code == 429
