@@ -38,6 +38,7 @@ from apps.authoring.serializers import (
     RestoreSerializer,
     RevisionSerializer,
 )
+from apps.decks.api import DocumentedErrors
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.markdown import render_markdown
 from apps.decks.models import Card, Section
@@ -65,6 +66,7 @@ def service_errors():
 
 class AuthorView:
     permission_classes = [permissions.IsAuthenticated, IsAuthor]
+    schema = DocumentedErrors()
 
 
 # Decks -------------------------------------------------------------------------------------
@@ -468,7 +470,11 @@ class DeckImport(AuthorView, APIView):
 
 class DeckExport(AuthorView, APIView):
     @extend_schema(
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=EXPORT_FORMATS)],
+        # Each format's own content type, as the response says (charset aside).
+        responses={
+            (200, CONTENT_TYPES[fmt].split(";")[0]): OpenApiTypes.BINARY for fmt in EXPORT_FORMATS
+        },
         description="fmt: yaml or json (RayDeck's format), csv, or apkg (Anki package).",
     )
     def get(self, request, slug: str, fmt: str):

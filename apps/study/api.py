@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import profile_for
+from apps.decks.api import DocumentedErrors
 from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
 from apps.study import scheduler, selectors, services
@@ -34,6 +35,8 @@ def visible_card(user, card_id) -> Card | None:
 
 
 class QueueView(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         parameters=[OpenApiParameter("deck", str, description="Deck slug; all decks if absent.")],
         responses=QueueSerializer,
@@ -51,6 +54,8 @@ class QueueView(APIView):
 
 
 class ReviewCreate(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         request=ReviewCreateSerializer,
         responses={201: ReviewSerializer, 200: ReviewSerializer},
@@ -80,6 +85,8 @@ class ReviewCreate(APIView):
 
 
 class ReviewUndo(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         request=None,
         responses=UndoSerializer,
@@ -94,6 +101,8 @@ class ReviewUndo(APIView):
 
 
 class CardStateView(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(responses=CardStateSerializer, summary="Your SM-2 state for one card")
     def get(self, request: Request, card_id: int) -> Response:
         card = visible_card(request.user, card_id)

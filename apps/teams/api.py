@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.decks.api import DocumentedErrors
 from apps.decks.models import Deck
 from apps.teams import selectors, services
 from apps.teams.serializers import (
@@ -125,6 +126,8 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
 
 
 class TeamListCreate(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         summary="Your teams",
         description="The teams you belong to, with your role and whether you hid your details.",
@@ -160,6 +163,8 @@ class TeamListCreate(APIView):
 
 
 class TeamProgress(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         summary="A team's progress",
         description=(
@@ -182,6 +187,8 @@ class TeamProgress(APIView):
 
 
 class InviteCreate(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         summary="Create an invite link",
         description="Owners only (403 otherwise). Single-use by default; `max_uses: null` makes "
@@ -216,6 +223,8 @@ class InviteCreate(APIView):
 
 
 class TeamJoin(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         summary="Join a team with an invite token",
         description="201 with the membership. An unknown, expired, revoked or used-up token, or "
@@ -239,6 +248,8 @@ class TeamJoin(APIView):
 
 
 class MemberDelete(APIView):
+    schema = DocumentedErrors()
+
     @extend_schema(
         summary="Remove a member (or leave)",
         description="An owner removes a member. Anyone may remove themself, which is leaving; "
