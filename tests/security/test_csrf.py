@@ -61,6 +61,9 @@ def test_a_plain_form_post_without_the_token_is_refused(alice):
     client.force_login(alice)
     response = client.post("/accounts/profile/", {"time_zone": "UTC"})
     assert response.status_code == 403
+    # our page, under the same policy (Django's own has an inline <style>)
+    assert "This form has expired" in response.content.decode()
+    assert "style-src 'self'" in response["Content-Security-Policy"]
 
 
 @pytest.mark.django_db
