@@ -53,9 +53,14 @@ def database_unavailable_response(request) -> HttpResponse:
     if request.path.startswith("/api/"):
         response = JsonResponse({"detail": MESSAGE, "error": MESSAGE}, status=503)
     elif request.headers.get("HX-Request") == "true":
+        # Said just above the element that sent it, leaving that element (a grade form and its
+        # client_id) in place for the retry. htmx swaps a 503 only when its responseHandling
+        # config says so (the htmx-config meta tag in base.html).
         response = HttpResponse(
-            f'<p class="notice notice-error" role="alert">{escape(MESSAGE)}</p>', status=503
+            f'<p class="review-notice" role="alert">{escape(MESSAGE)}</p>', status=503
         )
+        response["HX-Retarget"] = "this"
+        response["HX-Reswap"] = "beforebegin"
     else:
         path = request.get_full_path() if request.method == "GET" else request.path
         page = _PAGE.format(message=escape(MESSAGE), path=escape(path))

@@ -227,7 +227,11 @@ def test_while_the_database_is_unreachable_api_page_and_htmx_answer_503_with_a_s
         assert status == 503, f"{name}: {status} {text[:300]}"
         assert headers["Retry-After"] == "5"
     assert json.loads(answers["api"][2]) == {"detail": MESSAGE, "error": MESSAGE}
-    assert answers["htmx"][2].startswith('<p class="notice notice-error" role="alert">')
+    assert answers["htmx"][2] == f'<p class="review-notice" role="alert">{MESSAGE}</p>'
+    assert (answers["htmx"][1]["HX-Retarget"], answers["htmx"][1]["HX-Reswap"]) == (
+        "this",
+        "beforebegin",
+    )
     assert "<h1>Back in a moment</h1>" in answers["page"][2]
     # Back: the same review lands once (201), then replays (200).
     assert api_review(web_server, *item, token=token)[0] == 201
