@@ -74,6 +74,7 @@ function init(args)
   pending = nil -- a request that must follow the last one (the quiz's answers)
   last = nil
   switched = 0
+  shown = 0
 end
 
 local function api(method, path, body)
@@ -143,6 +144,10 @@ function response(status, headers, body)
   if class < 2 or class > 5 then class = 6 end
   local key = "n_" .. kind .. "_" .. class
   _G[key] = (_G[key] or 0) + 1
+  if class >= 4 and shown < 3 then -- the first few refusals, to say why
+    shown = shown + 1
+    io.write(string.format("REFUSED %s %d %s\n", kind, status, body:sub(1, 300):gsub("%s+", " ")))
+  end
   if kind == "queue" and status == 200 then
     cards = {}
     -- the queue's card entries: {"id":123,"slug":...}; counts and states have no "id"

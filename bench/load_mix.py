@@ -400,6 +400,7 @@ def wrk(script: str, duration: int, connections: int, env: dict, tag: str) -> di
         endpoints[m[1]] = [int(x) for x in m.groups()[1:]]
     if rps is None:
         raise SystemExit(f"wrk failed:\n{text}")
+    refused = re.findall(r"^REFUSED (.*)$", text, re.M)
     return {
         "rps": float(rps[1]),
         "requests": int(total[1]),
@@ -408,6 +409,7 @@ def wrk(script: str, duration: int, connections: int, env: dict, tag: str) -> di
         "non2xx": int(non2xx[1]) if non2xx else 0,
         "socket": sum(int(x) for x in sock.groups()) if sock else 0,
         "endpoints": endpoints,
+        "refused": refused,
     }
 
 
@@ -542,6 +544,8 @@ def report(log, r, c, bare, mix, split, before, after) -> None:
         tail = (f"{pct(server, 0.5):9.1f} {pct(server, 0.99):6.1f} {max(server):6.1f}"
                 if server else "")  # fmt: skip
         log(f"  {key:24s} {n:7d} {100 * n / total:5.1f}% {c2:7d} {c3:5d} {c4:5d} {c5:5d} |{tail}")
+    for line in mix["refused"][:5]:
+        log(f"  refused: {line[:200]}")
     log(f"  after: {after}")
 
 
