@@ -36,6 +36,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.migrations.recorder import MigrationRecorder
 from django.db.models import Prefetch
+from django.test.utils import override_settings
 
 FORMAT = "raydeck-backup"
 VERSION = 1
@@ -96,6 +97,12 @@ class RowSerializer(jsonl.Serializer):
     def _init_options(self):
         super()._init_options()
         self.json_kwargs["cls"] = ExactEncoder
+
+    def end_object(self, obj):
+        # json.dumps runs the C encoder; json.dump (the parent's) runs the Python one and writes
+        # each token to the gzip stream on its own: 70% of a dump's time.
+        self.stream.write(json.dumps(self.get_dump_object(obj), **self.json_kwargs) + "\n")
+        self._current = None
 
     def handle_fk_field(self, obj, field):
         self.use_natural_foreign_keys = field.remote_field.model in NATURAL
@@ -363,7 +370,13 @@ class Command(BaseCommand):
         for sub in (dump_parser, restore_parser):
             sub.add_argument("--database", default=DEFAULT_DB_ALIAS)
 
-    def handle(self, *args, action, path: Path, database: str, **options):
+    def handle(self, *args, **options):
+        # manage.py turns DEBUG on by default, and with it Django keeps the text of the last
+        # 9000 queries: for a restore, thousands of 1000-row INSERTs, gigabytes at scale.
+        with override_settings(DEBUG=False):
+            self._handle(**options)
+
+    def _handle(self, *, action, path: Path, database: str, **options):
         if action == "dump":
             counts = dump(path, using=database)
             self.stdout.write(
