@@ -5,10 +5,18 @@ from rest_framework import serializers
 
 from apps.authoring.models import Revision
 from apps.decks.models import Card, Deck, Section
-from apps.quizzes.models import Quiz
+from apps.decks.serializers import (
+    JSONBooleanField,
+    JSONCharField,
+    JSONModelSerializer,
+    SlugTextField,
+)
+from apps.quizzes.models import Question, Quiz
 
 
-class AuthorDeckSerializer(serializers.ModelSerializer):
+class AuthorDeckSerializer(JSONModelSerializer):
+    slug = SlugTextField()
+    objectives = serializers.ListField(child=JSONCharField(), required=False)
     section_count = serializers.SerializerMethodField()
     card_count = serializers.SerializerMethodField()
 
@@ -26,8 +34,9 @@ class AuthorDeckSerializer(serializers.ModelSerializer):
         return deck.card_count if hasattr(deck, "card_count") else deck.cards.count()
 
 
-class AuthorSectionSerializer(serializers.ModelSerializer):
+class AuthorSectionSerializer(JSONModelSerializer):
     deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    slug = SlugTextField()
 
     class Meta:
         model = Section
@@ -39,21 +48,22 @@ class AuthorSectionSerializer(serializers.ModelSerializer):
 class DemoSlugsField(serializers.ListField):
     """The slugs of the live demos linked to a card (apps.demos DemoCardLink)."""
 
-    child = serializers.CharField()
+    child = SlugTextField()
 
     def get_attribute(self, card):
         return [link.demo for link in card.demo_links.all()]
 
 
-class AuthorCardSerializer(serializers.ModelSerializer):
+class AuthorCardSerializer(JSONModelSerializer):
     deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    section = serializers.CharField(source="section.slug", help_text="slug of a deck section")
-    tags = serializers.ListField(child=serializers.CharField(), required=False)
-    note = serializers.CharField(
+    slug = SlugTextField()
+    section = SlugTextField(source="section.slug", help_text="slug of a deck section")
+    tags = serializers.ListField(child=JSONCharField(), required=False)
+    note = JSONCharField(
         write_only=True, required=False, allow_blank=True, max_length=200,
         help_text="why the edit was made, kept in the card's history",
     )  # fmt: skip
-    changes_answer = serializers.BooleanField(
+    changes_answer = JSONBooleanField(
         write_only=True, required=False, default=False,
         help_text="true makes the card due now for every learner who studied it",
     )  # fmt: skip
@@ -89,20 +99,26 @@ class RevisionSerializer(serializers.ModelSerializer):
 
 
 class RestoreSerializer(serializers.Serializer):
-    changes_answer = serializers.BooleanField(required=False, default=False)
+    changes_answer = JSONBooleanField(required=False, default=False)
 
 
 class MoveSerializer(serializers.Serializer):
     direction = serializers.ChoiceField(choices=["up", "down"])
 
 
-class AuthorQuizSerializer(serializers.ModelSerializer):
+class AuthorQuizSerializer(JSONModelSerializer):
     deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    section = serializers.CharField(
+    slug = SlugTextField()
+    section = SlugTextField(
         source="section.slug", required=False, allow_null=True, default=None,
         help_text="slug of the section whose page shows a checkpoint; null for a deck check",
     )  # fmt: skip
-    kind = serializers.CharField(help_text="checkpoint or knowledge_check")
+    kind = serializers.ChoiceField(choices=Quiz.Kind.choices)
+    # A number, not DRF's decimal string: the schema's pattern for that admits "".
+    pass_mark = serializers.DecimalField(
+        max_digits=3, decimal_places=2, min_value=0, max_value=1, coerce_to_string=False,
+        required=False, help_text="Share of points to pass, 0 to 1.",
+    )  # fmt: skip
     question_count = serializers.SerializerMethodField()
 
     class Meta:
@@ -119,18 +135,18 @@ class AuthorQuizSerializer(serializers.ModelSerializer):
 
 
 class ChoiceDocSerializer(serializers.Serializer):
-    text = serializers.CharField()
-    correct = serializers.BooleanField(default=False)
+    text = JSONCharField()
+    correct = JSONBooleanField(default=False)
 
 
 class StatementDocSerializer(serializers.Serializer):
-    text = serializers.CharField()
-    answer = serializers.BooleanField()
+    text = JSONCharField()
+    answer = JSONBooleanField()
 
 
 class PairDocSerializer(serializers.Serializer):
-    left = serializers.CharField()
-    right = serializers.CharField()
+    left = JSONCharField()
+    right = JSONCharField()
 
 
 class AuthorQuestionSerializer(serializers.Serializer):
@@ -138,17 +154,17 @@ class AuthorQuestionSerializer(serializers.Serializer):
 
     id = serializers.IntegerField(read_only=True)
     quiz = serializers.CharField(read_only=True)
-    slug = serializers.SlugField(max_length=80)
-    # Plain text, not an enum, so the schema has one "kind" enum name; the service checks it.
-    kind = serializers.CharField(help_text="single, multi, true_false or match")
-    prompt = serializers.CharField()
-    explanation = serializers.CharField()
+    slug = SlugTextField()
+    # The same choices as Question.kind, so the schema names one enum (ENUM_NAME_OVERRIDES).
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    prompt = JSONCharField()
+    explanation = JSONCharField()
     points = serializers.IntegerField(min_value=1, max_value=100, default=1)
-    cards = serializers.ListField(child=serializers.SlugField(), help_text="card slugs")
+    cards = serializers.ListField(child=SlugTextField(), help_text="card slugs")
     choices = ChoiceDocSerializer(many=True, required=False, help_text="single and multi")
     statements = StatementDocSerializer(many=True, required=False, help_text="true_false")
     pairs = PairDocSerializer(many=True, required=False, help_text="match")
-    note = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=200)
+    note = JSONCharField(write_only=True, required=False, allow_blank=True, max_length=200)
 
 
 class ImportSerializer(serializers.Serializer):
@@ -173,5 +189,5 @@ class ImportResultSerializer(serializers.Serializer):
 
 
 class PreviewSerializer(serializers.Serializer):
-    text = serializers.CharField(allow_blank=True, help_text="Markdown")
+    text = JSONCharField(allow_blank=True, help_text="Markdown")
     html = serializers.CharField(read_only=True)

@@ -1,5 +1,8 @@
+from django.core.validators import RegexValidator
+from django.db import models
 from rest_framework import serializers
 
+from apps.decks.content import SLUG_RE
 from apps.decks.models import Card, Deck, Section
 
 
@@ -10,6 +13,47 @@ class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField(help_text='A sentence a person can act on, e.g. "grade: grade '
                                   'must be 0 to 5, got 7".')  # fmt: skip
     detail = serializers.JSONField(required=False, help_text="DRF's message, when not a field's.")
+
+
+# JSON bodies are taken as the schema types them. DRF alone would store 7 for the text "7" and
+# read 0 or "yes" as false or true; a client sending those has a bug worth a 400 that says so.
+class JSONCharField(serializers.CharField):
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class JSONBooleanField(serializers.BooleanField):
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if data is not True and data is not False:
+            self.fail("invalid")
+        return data
+
+
+class SlugTextField(JSONCharField):
+    """A slug as the content loader accepts it (apps.decks.content.SLUG_RE), so the schema
+    tells clients the rule the server applies: lowercase words joined by hyphens."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 80)
+        super().__init__(**kwargs)
+        self.validators.append(
+            RegexValidator(SLUG_RE, "must be lowercase words joined by hyphens, e.g. ray-task")
+        )
+
+
+class JSONModelSerializer(serializers.ModelSerializer):
+    # A ModelSerializer whose text and boolean fields take only JSON strings and booleans (a
+    # comment, not a docstring: the schema would show a docstring on every subclass).
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.CharField: JSONCharField,
+        models.TextField: JSONCharField,
+        models.BooleanField: JSONBooleanField,
+    }
 
 
 class CardSerializer(serializers.ModelSerializer):
