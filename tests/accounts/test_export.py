@@ -242,3 +242,20 @@ def test_query_count_does_not_grow_with_the_rows(
         with django_assert_num_queries(queries):
             response = client.get(reverse(f"accounts:{fmt}"))
             assert len(b"".join(response.streaming_content)) > 1000
+
+
+def test_the_profile_page_links_both_downloads(client, charlie):
+    client.force_login(charlie)
+    page = client.get(reverse("accounts:profile")).content.decode()
+    assert "Your data" in page
+    assert f'href="{reverse("accounts:export_json")}"' in page
+    assert f'href="{reverse("accounts:export_csv")}"' in page
+
+
+def test_a_new_learner_gets_empty_lists_and_header_only_csvs(client, charlie):
+    client.force_login(charlie)
+    doc = _json(client.get(reverse("accounts:export_json")))
+    assert doc["profile"]["username"] == "charlie"
+    assert all(doc[kind.name] == [] for kind in KINDS if not kind.single)
+    files = _csvs(client.get(reverse("accounts:export_csv")))
+    assert all(files[kind.name] == [] for kind in KINDS if not kind.single)
