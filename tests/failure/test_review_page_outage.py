@@ -10,10 +10,11 @@ from tests.e2e.conftest import browser, page  # noqa: F401  (the Playwright fixt
 from tests.failure.conftest import needs_postgresql, refuse_connections
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-# htmx swaps no 4xx/5xx by default; an htmx-config meta tag in base.html lets a 503 through.
-# Until the page has one, the test sets the same rule itself.
+# htmx swaps no 4xx/5xx by default; the responseHandling of base.html's htmx-config meta tag
+# should let a 503 through. Until it does, the test adds the same rule itself.
 LET_503_THROUGH = """
-if (!document.querySelector('meta[name="htmx-config"]')) {
+const rule = htmx.config.responseHandling.find((r) => new RegExp(r.code).test("503"));
+if (!rule || !rule.swap) {
   htmx.config.responseHandling.unshift({code: "503", swap: true, error: false});
 }
 """
