@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from apps.demos.models import DemoRun
+from apps.demos.ray_demos import DEMOS
 
 
 class DemoParamSerializer(serializers.Serializer):
@@ -32,7 +33,12 @@ class DemoSerializer(serializers.Serializer):
 
 
 class DemoRunCreateSerializer(serializers.Serializer):
-    demo = serializers.CharField(max_length=64, help_text="Slug of the demo, from GET /api/demos/.")
+    # An enum in the schema: the catalogue is fixed in the code, so clients can know it.
+    demo = serializers.ChoiceField(
+        choices=[spec.slug for spec in DEMOS],
+        error_messages={"invalid_choice": "unknown demo '{input}'"},
+        help_text="Slug of the demo, from GET /api/demos/.",
+    )
     params = serializers.DictField(
         child=serializers.JSONField(), required=False, default=dict, help_text="name: value"
     )

@@ -71,10 +71,16 @@ class QuizDetailSerializer(serializers.Serializer):
 
 
 class AttemptCreateSerializer(serializers.Serializer):
-    answers = serializers.JSONField(
+    # An object in the schema (a JSONField is "anything"): each answer's shape is checked
+    # against its question by the service, which names the question it refuses.
+    answers = serializers.DictField(
+        child=serializers.JSONField(),
+        error_messages={
+            "not_a_dict": "answers must be an object of question id to answer, got {input_type}"
+        },
         help_text='{"<question id>": answer}. An answer is a choice id (single), a list of choice '
         'ids (multi), {"<statement id>": true|false} (true_false) or {"<left id>": "<right id>"} '
-        "(match). A question left out scores 0."
+        "(match). A question left out scores 0.",
     )
 
 

@@ -3,12 +3,13 @@ also describe it for the OpenAPI schema."""
 
 from rest_framework import serializers
 
+from apps.decks.serializers import JSONCharField, SlugTextField
 from apps.teams.services import INVITE_MAX_USES, NAME_MAX
 
 
 class TeamCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=NAME_MAX)
-    deck = serializers.SlugField(
+    name = JSONCharField(max_length=NAME_MAX)
+    deck = SlugTextField(
         required=False, help_text="Slug of the deck to measure; default: the first published deck."
     )
 
@@ -42,7 +43,7 @@ class InviteSerializer(serializers.Serializer):
 
 
 class JoinSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="The token of an invite link.")
+    token = JSONCharField(help_text="The token of an invite link.")
 
 
 class MembershipSerializer(serializers.Serializer):
