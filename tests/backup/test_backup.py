@@ -241,3 +241,10 @@ def test_every_model_is_backed_up_or_skipped_for_a_stated_reason():
     labels = [m._meta.label_lower for m in backed_up_models()]  # a row after what it points at
     assert labels.index("auth.user") < labels.index("study.reviewlog")
     assert labels.index("decks.card") < labels.index("study.reviewlog")
+
+
+@pytest.mark.django_db
+def test_a_dump_that_cannot_be_written_says_where_and_leaves_no_file(small_deck, tmp_path):
+    with pytest.raises(CommandError, match="cannot write the backup to .*missing/b.gz"):
+        _call("dump", str(tmp_path / "missing" / "b.gz"))
+    assert list(tmp_path.iterdir()) == []

@@ -146,24 +146,29 @@ def dump(path: Path, using: str = DEFAULT_DB_ALIAS) -> Counter:
             "models": [m._meta.label_lower for m in models],
             "skipped": SKIPPED,
         }
-        with gzip.open(partial, "wt", encoding="utf-8") as out:
-            out.write(json.dumps(header) + "\n")
-            serializer = RowSerializer()
-            for model in models:
+        try:
+            with gzip.open(partial, "wt", encoding="utf-8") as out:
+                out.write(json.dumps(header) + "\n")
+                serializer = RowSerializer()
+                for model in models:
 
-                def counted(rows, label=model._meta.label_lower):
-                    for row in rows:
-                        counts[label] += 1
-                        yield row
+                    def counted(rows, label=model._meta.label_lower):
+                        for row in rows:
+                            counts[label] += 1
+                            yield row
 
-                serializer.serialize(counted(_rows(model, using)), stream=out)
-            out.write(json.dumps({"end": True, "counts": dict(counts)}) + "\n")
-    os.replace(partial, path)
+                    serializer.serialize(counted(_rows(model, using)), stream=out)
+                out.write(json.dumps({"end": True, "counts": dict(counts)}) + "\n")
+            os.replace(partial, path)
+        except OSError as exc:
+            raise CommandError(f"cannot write the backup to {path}: {exc}") from None
+        finally:
+            partial.unlink(missing_ok=True)
     return counts
 
 
 class Refused(CommandError):
-    pass
+    """A restore that will not run, and why, in words for the operator."""
 
 
 def _read_lines(path: Path):
