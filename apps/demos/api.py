@@ -83,7 +83,7 @@ class DemoRunDetail(APIView):
         parameters=[
             OpenApiParameter("since", OpenApiTypes.INT, description="only points with seq > N")
         ],
-        responses={200: DemoRunSerializer, 404: ERROR},
+        responses={200: DemoRunSerializer, 400: ERROR, 404: ERROR},
     )
     def get(self, request: Request, run_id: int) -> Response:
         try:

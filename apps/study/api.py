@@ -3,7 +3,7 @@ read and write their own schedule."""
 
 from django.urls import path
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -39,7 +39,7 @@ class QueueView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("deck", str, description="Deck slug; all decks if absent.")],
-        responses=QueueSerializer,
+        responses={200: QueueSerializer, 404: OpenApiResponse(description="No such deck.")},
         summary="Cards to study now: re-drills, due cards (most overdue first), new cards",
     )
     def get(self, request: Request) -> Response:
@@ -58,7 +58,11 @@ class ReviewCreate(APIView):
 
     @extend_schema(
         request=ReviewCreateSerializer,
-        responses={201: ReviewSerializer, 200: ReviewSerializer},
+        responses={
+            201: ReviewSerializer,
+            200: ReviewSerializer,
+            409: OpenApiResponse(description="The card is not due, or is suspended."),
+        },
         summary="Grade a due card (the same client_id again returns the first review, 200)",
     )
     def post(self, request: Request) -> Response:
@@ -89,7 +93,7 @@ class ReviewUndo(APIView):
 
     @extend_schema(
         request=None,
-        responses=UndoSerializer,
+        responses={200: UndoSerializer, 409: OpenApiResponse(description="Nothing to undo.")},
         summary="Undo your latest review (up to 30 back), restoring the card's state",
     )
     def post(self, request: Request) -> Response:
