@@ -10,9 +10,14 @@ from django.db.models import Count, Max
 from django.http import HttpResponse
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics, permissions, status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -67,6 +72,30 @@ def service_errors():
 class AuthorView:
     permission_classes = [permissions.IsAuthenticated, IsAuthor]
     schema = DocumentedErrors()
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+
+
+@contextmanager
+def refused_as_conflict():
+    """A delete the row's state forbids (a section with cards, a quiz with attempts) is a 409:
+    the request was well formed, and becomes possible once the state changes."""
+    try:
+        yield
+    except DjangoValidationError as exc:
+        raise Conflict(" ".join(exc.messages)) from None
+
+
+DELETE_REFUSED = extend_schema_view(
+    delete=extend_schema(
+        responses={
+            204: None,
+            409: OpenApiResponse(description="Refused while it still has cards or attempts."),
+        }
+    )
+)
 
 
 # Decks -------------------------------------------------------------------------------------
@@ -134,6 +163,7 @@ class SectionList(AuthorView, generics.ListCreateAPIView):
             )
 
 
+@DELETE_REFUSED
 class SectionDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
     """One section. DELETE is refused while it still has cards."""
 
@@ -148,7 +178,7 @@ class SectionDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
             services.section_update(section=serializer.instance, **serializer.validated_data)
 
     def perform_destroy(self, section):
-        with service_errors():
+        with refused_as_conflict():
             services.section_delete(section=section)
 
 
@@ -316,6 +346,7 @@ class QuizList(AuthorView, generics.ListCreateAPIView):
             )
 
 
+@DELETE_REFUSED
 class QuizDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
     """One quiz's own fields. DELETE is refused once learners have attempts."""
 
@@ -334,7 +365,7 @@ class QuizDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
             )  # fmt: skip
 
     def perform_destroy(self, quiz):
-        with service_errors():
+        with refused_as_conflict():
             services.quiz_delete(quiz=quiz)
 
 
@@ -471,9 +502,13 @@ class DeckImport(AuthorView, APIView):
 class DeckExport(AuthorView, APIView):
     @extend_schema(
         parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=EXPORT_FORMATS)],
-        # Each format's own content type, as the response says (charset aside).
+        # Each format's own content type, as the response says (charset aside); json is the
+        # deck file as a JSON object, the others are files.
         responses={
-            (200, CONTENT_TYPES[fmt].split(";")[0]): OpenApiTypes.BINARY for fmt in EXPORT_FORMATS
+            (200, CONTENT_TYPES[fmt].split(";")[0]): (
+                OpenApiTypes.OBJECT if fmt == "json" else OpenApiTypes.BINARY
+            )
+            for fmt in EXPORT_FORMATS
         },
         description="fmt: yaml or json (RayDeck's format), csv, or apkg (Anki package).",
     )
