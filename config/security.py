@@ -33,8 +33,8 @@ class _CountingThrottle:
     DRF's SimpleRateThrottle reads the whole history, appends and writes it back: two workers
     doing that at once lose a count, and the pickled list grows with the rate. Here each window
     has one integer key bumped with Redis' INCR, so every worker's requests count and a check
-    costs one round trip at any rate. A client can spend up to twice the
-    rate across a window boundary; for abuse limits that is fine.
+    costs one round trip at any rate. A client can spend up to twice the rate across a window
+    boundary; for abuse limits that is fine.
 
     Rates are read per request (DRF binds DEFAULT_THROTTLE_RATES at import), so settings and
     tests can change them live.
