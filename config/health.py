@@ -1,6 +1,10 @@
 """Probes for load balancers and Kubernetes: /healthz (the process answers) and /readyz
 (the database, the broker and Ray are reachable).
 
+`/readyz?checks=database` runs only the named checks. The web's Kubernetes readiness probe uses
+it: a page or an API call needs the database, while a broker or Ray outage only stops demos
+(which answer 503 with a sentence), so it must not take every web pod out of the Service.
+
 Both are plain HTTP for probes that speak to the pod directly: settings exempt them from the
 HTTPS redirect (SECURE_REDIRECT_EXEMPT) and the probes send a Host that ALLOWED_HOSTS accepts.
 The web process never imports Ray: Ray is checked by a TCP connect to RAY_ADDRESS's host:port.
@@ -41,9 +45,18 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
+    wanted = [name for name in request.GET.get("checks", "").split(",") if name]
+    unknown = sorted(set(wanted) - set(READINESS_CHECKS))
+    if unknown:
+        known = ", ".join(READINESS_CHECKS)
+        return JsonResponse(
+            {"error": f"unknown check {', '.join(unknown)}; choose from {known}"}, status=400
+        )
     checks: dict[str, str] = {}
     errors: dict[str, str] = {}
     for name, check in READINESS_CHECKS.items():
+        if wanted and name not in wanted:
+            continue
         try:
             checks[name] = check()
         except Exception as exc:  # any failure means "not ready", named and explained below

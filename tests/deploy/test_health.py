@@ -83,6 +83,21 @@ def test_readyz_is_503_naming_ray_when_its_head_does_not_answer(client, db, sett
     assert list(body["errors"]) == ["ray"]
 
 
+def test_readyz_runs_only_the_checks_asked_for(client, db, settings):
+    """The web's readiness probe asks for the database only: Ray down must not empty the Service."""
+    settings.RAY_ADDRESS = f"ray://127.0.0.1:{closed_port()}"
+    response = client.get("/readyz?checks=database")
+    assert response.status_code == 200, response.content
+    assert response.json() == {"status": "ok", "checks": {"database": "ok"}}
+    assert client.get("/readyz").status_code == 503  # the full check still sees Ray down
+
+
+def test_readyz_refuses_an_unknown_check_by_name(client, db):
+    response = client.get("/readyz?checks=database,dns")
+    assert response.status_code == 400
+    assert response.json()["error"] == "unknown check dns; choose from database, broker, ray"
+
+
 @pytest.mark.parametrize("form", ["ray://127.0.0.1:{port}", "127.0.0.1:{port}"])
 def test_readyz_reaches_ray_by_client_or_gcs_address(client, db, settings, listening_port, form):
     settings.RAY_ADDRESS = form.format(port=listening_port)
