@@ -176,9 +176,16 @@ class Workers:
 
 
 @pytest.fixture
-def demo_workers(ray_cluster):  # noqa: F811
+def postgresql():
+    """Skips at once, before slower fixtures start a browser or Ray, on SQLite."""
+    needs_postgresql()
+
+
+@pytest.fixture
+def demo_workers(request):
     needs_postgresql()
     needs_redis_broker()
-    workers = Workers(ray_cluster.get_runtime_context().gcs_address)
+    ray = request.getfixturevalue("ray_cluster")  # started only when the test can run
+    workers = Workers(ray.get_runtime_context().gcs_address)
     yield workers
     workers.stop_all()

@@ -28,17 +28,12 @@ from apps.decks.models import Card, Deck, Section
 from apps.study import scheduler
 from apps.study.models import CardState, ReviewLog
 from config.middleware import MESSAGE
-from tests.failure.conftest import needs_postgresql, refuse_connections
+from tests.failure.conftest import refuse_connections
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgresql")]
 RESTART_CMD = os.environ.get("RAYDECK_PG_RESTART_CMD", "")
 GRADES = (1, 3, 4, 5, 2)
 HANG_BOUND_S = 10.0  # no request may take longer than this, outage or not
-
-
-@pytest.fixture
-def postgresql():
-    needs_postgresql()
 
 
 @pytest.fixture

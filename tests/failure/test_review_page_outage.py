@@ -7,7 +7,7 @@ import pytest
 from apps.study.models import ReviewLog
 from config.middleware import MESSAGE
 from tests.e2e.conftest import browser, page  # noqa: F401  (the Playwright fixtures)
-from tests.failure.conftest import needs_postgresql, refuse_connections
+from tests.failure.conftest import refuse_connections
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 # htmx swaps no 4xx/5xx by default; the responseHandling of base.html's htmx-config meta tag
@@ -21,11 +21,11 @@ if (!rule || !rule.swap) {
 
 
 def test_a_grade_pressed_during_an_outage_says_so_and_lands_once_when_pressed_again(
+    postgresql,
     page,  # noqa: F811
     alice,
     small_deck,
 ):
-    needs_postgresql()
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill("alice")
     page.get_by_label("Password").fill("pw-alice-123")
