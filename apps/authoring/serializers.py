@@ -1,6 +1,8 @@
 """Author API shapes. Writes go through apps.authoring.services, which validate and record
 revisions; these serializers describe fields for the schema and reject wrong types early."""
 
+from decimal import ROUND_HALF_UP
+
 from rest_framework import serializers
 
 from apps.authoring.models import Revision
@@ -106,6 +108,21 @@ class MoveSerializer(serializers.Serializer):
     direction = serializers.ChoiceField(choices=["up", "down"])
 
 
+class ShareField(serializers.DecimalField):
+    """A share from 0 to 1 rounded to hundredths: the schema can say "a number from 0 to 1"
+    but not "at most two decimals", so 0.705 is kept as 0.71 rather than refused."""
+
+    def __init__(self, **kwargs):
+        super().__init__(rounding=ROUND_HALF_UP, **kwargs)
+
+    def validate_precision(self, value):
+        if value < self.min_value:
+            self.fail("min_value", min_value=self.min_value)
+        if value > self.max_value:
+            self.fail("max_value", max_value=self.max_value)
+        return value  # quantize() rounds it to decimal_places
+
+
 class AuthorQuizSerializer(JSONModelSerializer):
     deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     slug = SlugTextField()
@@ -115,9 +132,9 @@ class AuthorQuizSerializer(JSONModelSerializer):
     )  # fmt: skip
     kind = serializers.ChoiceField(choices=Quiz.Kind.choices)
     # A number, not DRF's decimal string: the schema's pattern for that admits "".
-    pass_mark = serializers.DecimalField(
+    pass_mark = ShareField(
         max_digits=3, decimal_places=2, min_value=0, max_value=1, coerce_to_string=False,
-        required=False, help_text="Share of points to pass, 0 to 1.",
+        required=False, help_text="Share of points to pass, 0 to 1, kept to hundredths.",
     )  # fmt: skip
     question_count = serializers.SerializerMethodField()
 
