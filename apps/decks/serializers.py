@@ -18,6 +18,12 @@ class ErrorSerializer(serializers.Serializer):
 # JSON bodies are taken as the schema types them. DRF alone would store 7 for the text "7" and
 # read 0 or "yes" as false or true; a client sending those has a bug worth a 400 that says so.
 class JSONCharField(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if not self.allow_blank:
+            # Text of spaces only is refused as blank; the pattern tells the schema so.
+            self.validators.append(RegexValidator(r"\S", "must not be blank"))
+
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
