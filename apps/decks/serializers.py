@@ -18,11 +18,14 @@ class ErrorSerializer(serializers.Serializer):
 # JSON bodies are taken as the schema types them. DRF alone would store 7 for the text "7" and
 # read 0 or "yes" as false or true; a client sending those has a bug worth a 400 that says so.
 class JSONCharField(serializers.CharField):
+    # Text of spaces only is refused as blank; the pattern tells the schema so (one pattern per
+    # field in the schema, so a field with its own pattern replaces this one).
+    pattern = RegexValidator(r"\S", "must not be blank")
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        if not self.allow_blank:
-            # Text of spaces only is refused as blank; the pattern tells the schema so.
-            self.validators.append(RegexValidator(r"\S", "must not be blank"))
+        if not self.allow_blank and not self.read_only:
+            self.validators.append(self.pattern)
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -43,12 +46,11 @@ class SlugTextField(JSONCharField):
     """A slug as the content loader accepts it (apps.decks.content.SLUG_RE), so the schema
     tells clients the rule the server applies: lowercase words joined by hyphens."""
 
+    pattern = RegexValidator(SLUG_RE, "must be lowercase words joined by hyphens, e.g. ray-task")
+
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", 80)
         super().__init__(**kwargs)
-        self.validators.append(
-            RegexValidator(SLUG_RE, "must be lowercase words joined by hyphens, e.g. ray-task")
-        )
 
 
 class JSONModelSerializer(serializers.ModelSerializer):
