@@ -144,9 +144,14 @@ function response(status, headers, body)
   if class < 2 or class > 5 then class = 6 end
   local key = "n_" .. kind .. "_" .. class
   _G[key] = (_G[key] or 0) + 1
+  if kind == "quiz_get" then -- what the quiz's GET said about the attempt it started
+    started = body:match('"attempt":%s*(%b{})') or body:match('"attempt":%s*(%a+)') or "?"
+  end
   if class >= 4 and shown < 3 then -- the first few refusals, to say why
     shown = shown + 1
-    io.write(string.format("REFUSED %s %d %s\n", kind, status, body:sub(1, 300):gsub("%s+", " ")))
+    local note = kind == "quiz_post" and (" (its GET: attempt " .. started:sub(1, 160) .. ")") or ""
+    io.write(string.format("REFUSED %s %d %s%s\n", kind, status,
+      (body:sub(1, 300):gsub("%s+", " ")), note))
   end
   if kind == "queue" and status == 200 then
     cards = {}

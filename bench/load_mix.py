@@ -545,7 +545,7 @@ def report(log, r, c, bare, mix, split, before, after) -> None:
                 if server else "")  # fmt: skip
         log(f"  {key:24s} {n:7d} {100 * n / total:5.1f}% {c2:7d} {c3:5d} {c4:5d} {c5:5d} |{tail}")
     for line in mix["refused"][:5]:
-        log(f"  refused: {line[:200]}")
+        log(f"  refused: {line[:400]}")
     log(f"  after: {after}")
 
 
