@@ -10,6 +10,8 @@ from rest_framework.test import APIClient
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
 
+pytest_plugins = ["tests.browser"]  # Playwright: browser, page, phone_page
+
 
 @pytest.fixture(autouse=True)
 def fast_passwords(settings):
