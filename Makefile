@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
 
-.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams
+.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -44,6 +44,9 @@ bench-demos: install
 
 bench-teams: install
 	$(PY) bench/teams_dashboard.py
+
+bench-load: install
+	$(PY) bench/load_mix.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .
