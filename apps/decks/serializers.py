@@ -18,18 +18,24 @@ class ErrorSerializer(serializers.Serializer):
 # JSON bodies are taken as the schema types them. DRF alone would store 7 for the text "7" and
 # read 0 or "yes" as false or true; a client sending those has a bug worth a 400 that says so.
 class JSONCharField(serializers.CharField):
-    # Text of spaces only is refused as blank; the pattern tells the schema so (one pattern per
-    # field in the schema, so a field with its own pattern replaces this one).
-    pattern = RegexValidator(r"\S", "must not be blank")
+    # DRF refuses a NUL character, and text of spaces only as blank; the pattern tells the
+    # schema so (one pattern per field in the schema: a field with its own replaces these).
+    pattern = RegexValidator(r"^[^\x00]*[^\x00\s][^\x00]*$", "must not be blank")
+    # "+", not "*": the schema offers a blank field as oneOf this pattern or maxLength 0, and ""
+    # must match just one of them.
+    blank_pattern = RegexValidator(r"^[^\x00]+$", "must not contain a NUL character")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        if not self.allow_blank and not self.read_only:
-            self.validators.append(self.pattern)
+        if not self.read_only:
+            self.validators.append(self.blank_pattern if self.allow_blank else self.pattern)
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
+        if self.max_length is not None and len(data) > self.max_length:
+            # Counted as sent, as the schema's maxLength is, not after trimming spaces.
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 
