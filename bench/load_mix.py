@@ -696,7 +696,13 @@ def main() -> None:
     if args.what in ("seed", "all"):
         seed(args.learners, args.team_size)
     if args.what == "profile":
+        stamp = datetime.datetime.now(datetime.UTC)
+        log(f"# bench/load_mix.py {' '.join(sys.argv[1:])}  ({stamp:%Y-%m-%d %H:%M} UTC)")
         profile(args.repeat, args.top, log)
+        if not args.no_save:
+            RESULTS.mkdir(exist_ok=True)
+            with open(RESULTS / f"load-{stamp:%Y-%m-%d}.txt", "a") as f:
+                f.write("\n".join(log.lines) + "\n\n")
     if args.what in ("run", "all"):
         stamp = datetime.datetime.now(datetime.UTC)
         log(f"# bench/load_mix.py {' '.join(sys.argv[1:])}  ({stamp:%Y-%m-%d %H:%M} UTC)")
