@@ -22,6 +22,8 @@ import zlib
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -174,9 +176,18 @@ def world(db, settings):
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"anon": None, "user": None, "write": None},
     }
+    # The app runs as production does, through its WSGI handler, which closes the database
+    # connection around each request: that would end the test's transaction on PostgreSQL.
+    # Django's own test client unhooks the same handler for the same reason.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
     _world = world_build()
-    yield _world
-    _world = None
+    try:
+        yield _world
+    finally:
+        _world = None
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 @schema.parametrize()
