@@ -33,14 +33,17 @@ class ScheduleSerializer(serializers.Serializer):
 
 
 class ReviewCreateSerializer(serializers.Serializer):
-    card = serializers.IntegerField(help_text="Card id.")
+    # Bounded like the columns: an id past 64 bits crashed the compiled card query (a 500).
+    card = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="Card id.")
     grade = GradeField(help_text="SM-2 grade, 0 (blackout) to 5 (perfect).")
     client_id = serializers.UUIDField(
         required=False,
         allow_null=True,
         help_text="Your UUID for this review: a retry with the same one records nothing new.",
     )
-    duration_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    duration_ms = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=2**31 - 1
+    )
 
 
 class ReviewSerializer(serializers.Serializer):
