@@ -12,7 +12,8 @@ class DocumentedErrors(AutoSchema):
     """The OpenAPI description of every API view (each sets `schema = DocumentedErrors()`):
     besides its successes, the JSON errors it can answer with (400 for a refused body, 403 for
     no or a wrong token or no permission, 404 for an id or slug that names nothing the caller
-    may see; a view lists any others itself), each with the Error body. Request bodies are
+    may see, 429 once a throttle's rate is spent, 503 while the database is out of reach; a
+    view lists any others itself), each with the Error body. Request bodies are
     documented as JSON, the API's format; an upload view keeps its multipart form."""
 
     def map_parsers(self):
@@ -26,6 +27,8 @@ class DocumentedErrors(AutoSchema):
         codes["403"] = "Not signed in, a token that is not valid, or not allowed to do this."
         if "{" in self.path:
             codes["404"] = "No such thing, or not one the caller may see."
+        codes["429"] = "Too many requests (config.security throttles): retry after Retry-After."
+        codes["503"] = "The database is out of reach for a moment: retry in a few seconds."
         return codes
 
     def _get_response_bodies(self, direction="response"):
