@@ -31,11 +31,15 @@ cards) would give their figures away.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import (
     Case,
     Count,
@@ -44,6 +48,7 @@ from django.db.models import (
     Max,
     Q,
     QuerySet,
+    Subquery,
     When,
 )
 from django.db.models.functions import Cast, TruncDate
@@ -287,32 +292,109 @@ def _streak(days: set[date], today: date) -> int:
     return streak
 
 
+def progress_cache_seconds() -> int:
+    """How long a team's computed progress is reused (0: never). `TEAMS_PROGRESS_CACHE_S` in
+    the settings or the environment; 60 s by default."""
+    value = getattr(settings, "TEAMS_PROGRESS_CACHE_S", None)
+    if value is None:
+        value = os.environ.get("TEAMS_PROGRESS_CACHE_S", "60")
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return 60
+
+
+def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tuple]]:
+    """The cache key of `team`'s progress as `viewer_id` sees it, in one query: a digest of the
+    team's membership rows (who, role, hidden, joined, name, time zone) and of the deck's
+    content (its cards' count and last change, its sections and knowledge checks). Any
+    membership change, a member hiding their details, or a content change gives a new key, so
+    a cached entry can never show the wrong people; only the members' new reviews, attempts
+    and schedules wait for the entry to expire. Returns the key and the membership rows (a
+    miss computes from them instead of reading the members again)."""
+    deck = team_deck(team)
+    deck_id = deck.pk if deck else 0
+
+    def stamp(queryset, aggregate):
+        """One figure over the deck's rows, as a scalar subquery (grouped by the one deck)."""
+        return Subquery(queryset.order_by().values("deck_id").annotate(v=aggregate).values("v"))
+
+    cards = Card.objects.filter(deck_id=deck_id)
+    checks = Quiz.objects.filter(deck_id=deck_id, kind=Quiz.Kind.KNOWLEDGE_CHECK)
+    rows = list(
+        Membership.objects.filter(team=team)
+        .annotate(
+            cards_n=stamp(cards, Count("id")),
+            cards_at=stamp(cards, Max("updated_at")),
+            sections=stamp(Section.objects.filter(deck_id=deck_id), Count("id")),
+            checks=stamp(checks, Count("id")),
+            checks_last=stamp(checks, Max("id")),
+        )
+        .order_by("joined_at", "id")
+        .values_list(
+            "user_id", "role", "hidden", "joined_at", "user__username",
+            "user__profile__time_zone", "cards_n", "cards_at", "sections", "checks",
+            "checks_last",
+        )
+    )  # fmt: skip
+    unseen = [row[0] for row in rows if row[2] and row[0] != viewer_id]
+    counted = f"without-{unseen[0]}" if viewer_id is not None and len(unseen) == 1 else "all"
+    digest = hashlib.sha256(
+        repr((deck_id, deck.updated_at if deck else None, rows)).encode()
+    ).hexdigest()[:24]
+    return f"teams:progress:v1:{team.pk}:{digest}:{counted}", [row[:6] for row in rows]
+
+
 def team_progress(
     team: Team, *, now: datetime | None = None, viewer_id: int | None = None
 ) -> TeamProgress:
-    """Every figure of the team dashboard in seven queries, whatever the team or deck size.
-    With `viewer_id`, the weakest concepts are counted over the members that viewer's averages
-    are over (see `TeamProgress.averages_for`)."""
+    """Every figure of the team dashboard. Computed in seven queries whatever the team or deck
+    size, and kept in the shared cache for `progress_cache_seconds()` under a key that changes
+    with the team's membership and the deck's content (one query to check): a lead's dashboard
+    shows figures "as of" `progress.now`, at most that old. Pass `now` to compute afresh for
+    that moment (no cache). With `viewer_id`, the weakest concepts are counted over the members
+    that viewer's averages are over (see `TeamProgress.averages_for`)."""
+    ttl = progress_cache_seconds()
+    if now is not None or not ttl:
+        return _compute_team_progress(team, now=now, viewer_id=viewer_id)
+    key, member_rows = _progress_cache_key(team, viewer_id)
+    progress = cache.get(key)
+    if progress is None:
+        progress = _compute_team_progress(team, viewer_id=viewer_id, member_rows=member_rows)
+        cache.set(key, progress, ttl)
+    progress.team = team  # the caller's (fresh) row: a renamed team shows its new name
+    return progress
+
+
+def _compute_team_progress(
+    team: Team,
+    *,
+    now: datetime | None = None,
+    viewer_id: int | None = None,
+    member_rows: list[tuple] | None = None,
+) -> TeamProgress:
     now = now or timezone.now()
     member_ids = Membership.objects.filter(team=team).values("user_id")
-    memberships = list(
-        Membership.objects.filter(team=team)
-        .select_related("user", "user__profile")
-        .order_by("joined_at", "id")
-    )  # query 1
-    members = []
-    for m in memberships:
-        profile = getattr(m.user, "profile", None)
-        members.append(
-            MemberFigures(
-                user_id=m.user_id,
-                username=m.user.username,
-                role=m.role,
-                hidden=m.hidden,
-                joined_at=m.joined_at,
-                time_zone=profile.time_zone if profile else "UTC",
+    if member_rows is None:
+        member_rows = list(
+            Membership.objects.filter(team=team)
+            .order_by("joined_at", "id")
+            .values_list(
+                "user_id", "role", "hidden", "joined_at", "user__username",
+                "user__profile__time_zone",
             )
+        )  # query 1 (or the cache key's query)  # fmt: skip
+    members = [
+        MemberFigures(
+            user_id=user_id,
+            username=username,
+            role=role,
+            hidden=hidden,
+            joined_at=joined_at,
+            time_zone=time_zone or "UTC",
         )
+        for user_id, role, hidden, joined_at, username, time_zone in member_rows
+    ]
     by_user = {m.user_id: m for m in members}
     deck = team_deck(team)
     if deck is None:

@@ -85,6 +85,7 @@ def dashboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "rows": rows,
         "sort": sort,
         "sort_columns": SORT_COLUMNS,
+        "cache_seconds": selectors.progress_cache_seconds(),
     }
     template = "teams/dashboard.html"
     if request.htmx and request.htmx.target == "member-table":
