@@ -20,7 +20,7 @@ from apps.study.serializers import (
     ReviewCreateSerializer,
     ReviewSerializer,
     UndoSerializer,
-    queue_data,
+    queue_cards_data,
 )
 
 
@@ -49,8 +49,8 @@ class QueueView(APIView):
             deck = visible_decks(request.user).filter(slug=slug).first()
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
-        queue = selectors.queue(request.user, deck)
-        return Response(queue_data(queue, slug or None))
+        queue = selectors.queue_cards(request.user, deck)
+        return Response(queue_cards_data(queue, slug or None))
 
 
 class ReviewCreate(APIView):

@@ -22,15 +22,26 @@ from django.db.models.query import get_related_populators
 
 # Sentinels: pass these in place of real values when building a shape's queryset.
 USER, DECK, CARD, CARD2 = -987_654_301, -987_654_302, -987_654_303, -987_654_304
+REVIEWS_PER_DAY, NEW_PER_DAY = -987_654_305, -987_654_306
 START = datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC)
 END = datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC)
-SENTINELS = {"user": USER, "deck": DECK, "card": CARD, "card2": CARD2, "start": START, "end": END}
+SENTINELS = {
+    "user": USER,
+    "deck": DECK,
+    "card": CARD,
+    "card2": CARD2,
+    "reviews_per_day": REVIEWS_PER_DAY,
+    "new_per_day": NEW_PER_DAY,
+    "start": START,
+    "end": END,
+}
 
 
 class Compiled:
     def __init__(self, sql: str, slots: list[tuple[str | None, object]], compiler=None):
         self.sql, self.slots, self.compiler = sql, slots, compiler
         self.populators = None
+        self.converters = None  # the caller's, for rows of a hand-composed statement
 
     def params(self, connection, values: dict) -> list:
         stamp = connection.ops.adapt_datetimefield_value
@@ -48,7 +59,7 @@ class Compiled:
 def _checked(text: str) -> str:
     """A sentinel written into the SQL text instead of passed as a parameter would be reused as
     a constant: refuse the shape rather than answer for the wrong learner or card."""
-    for value in (USER, DECK, CARD, CARD2):
+    for value in (USER, DECK, CARD, CARD2, REVIEWS_PER_DAY, NEW_PER_DAY):
         if str(value) in text:
             raise ValueError(f"sentinel {value} was inlined into {text[:200]}...")
     return text

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
@@ -241,6 +242,169 @@ def queue(
         ]
     limits = {"new": new_left, "due": reviews_left}
     return Queue(items[:size], counts, now, zone, limits)
+
+
+# --- the API's whole queue: one compiled round trip, plain rows ---------------------------------
+
+# The sized slices' LIMIT, written into the SQL text by the ORM and replaced by the day's limit.
+_LIMIT_SENTINEL = 987_654_307
+_CARD_COLUMNS = ("q_card", "q_slug", "q_front", "q_back")
+_STATE_FIELDS = ("repetitions", "ease_factor", "interval_days", "due_at", "needs_redrill", "lapses")
+
+
+class QueueCard(NamedTuple):
+    """One card of the API's queue, as plain values (no model rows): what the response shows."""
+
+    kind: str  # "redrill", "due" or "new"
+    id: int
+    slug: str
+    front_html: str
+    back_html: str
+    state: tuple | None  # _STATE_FIELDS' values; None for a new card
+
+
+@dataclass
+class QueueCards:
+    cards: list[QueueCard]
+    counts: dict[str, int]
+    limits: dict[str, int]
+
+
+def queue_cards(
+    user, deck: Deck | None = None, *, limit: int | None = None, now=None
+) -> QueueCards:
+    """The whole queue as `queue()` orders and counts it (re-drills, due cards up to the day's
+    review limit, new cards up to the day's new limit), as plain values for the API, in one
+    round trip: the day's counts, the three lists and their limits are one statement compiled
+    once per shape (deck or all decks) and reused with the learner's values. `limit` caps the
+    cards returned; the counts stay whole.
+
+    Building the queue as model rows with their cards and sections, from four querysets
+    compiled on every call, cost several times the database's own time (issue 8's load bench)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    zone = profile.zone
+    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
+    entry = compiled.sql(("cards", deck is not None), lambda: _cards_build(deck is not None))
+    values = {
+        "user": user.pk,
+        "deck": deck.pk if deck is not None else None,
+        "reviews_per_day": profile.reviews_per_day,
+        "new_per_day": profile.new_cards_per_day,
+        "start": start,
+        "end": end,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(entry.sql, entry.params(connection, values))
+        rows = cursor.fetchall()
+    if entry.converters is None:
+        entry.converters = _state_converters(connection)
+    new_done, reviews_done = int(rows[0][0]), int(rows[0][1])
+    kinds = ("redrill", "due", "new")
+    counts = dict.fromkeys(kinds, 0)
+    cards: list[QueueCard] = []
+    for row in rows:
+        if row[2] is None:  # the day's counts alone: nothing to study
+            continue
+        kind = kinds[row[2]]
+        counts[kind] += 1
+        if limit is not None and len(cards) >= limit:
+            continue
+        state = None
+        if kind != "new":
+            state = tuple(
+                _convert(value, converters)
+                for value, converters in zip(row[7:13], entry.converters, strict=True)
+            )
+        cards.append(QueueCard(kind, row[3], row[4], row[5], row[6], state))
+    limits = {
+        "new": max(0, profile.new_cards_per_day - new_done),
+        "due": max(0, profile.reviews_per_day - reviews_done),
+    }
+    return QueueCards(cards, counts, limits)
+
+
+def _convert(value, converters):
+    for converter, expression in converters:
+        value = converter(value, expression, connection)
+    return value
+
+
+def _state_converters(connection) -> list[list]:
+    """The database's value converters for the state columns (SQLite hands back text for
+    times, integers for booleans, floats for decimals), as QuerySet iteration applies them."""
+    out = []
+    for name in _STATE_FIELDS:
+        col = CardState._meta.get_field(name).get_col(CardState._meta.db_table)
+        found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+        out.append([(converter, col) for converter in found])
+    return out
+
+
+def _cards_build(deck: bool):
+    """The statement: the day's new and review counts (one row even when nothing is left),
+    joined with the three lists in order; the due and new lists are cut at what is left of the
+    day's limits, in the statement itself."""
+    sources = _sources(compiled.USER, compiled.DECK if deck else None, compiled.START, compiled.END)
+    redrills, reviews, new, logs = sources
+    params: list = []
+
+    def sql_of(qs) -> str:
+        sql, part_params = qs.query.sql_with_params()
+        params.extend(part_params)
+        return sql
+
+    new_done = sql_of(logs.filter(kind=ReviewLog.Kind.NEW).order_by().values("pk"))
+    reviews_done = sql_of(logs.filter(kind=ReviewLog.Kind.REVIEW).order_by().values("pk"))
+    day = (
+        f"WITH day AS (SELECT (SELECT COUNT(*) FROM ({new_done}) AS day_new) AS new_done,"
+        f" (SELECT COUNT(*) FROM ({reviews_done}) AS day_reviews) AS reviews_done)"
+    )
+    state_columns = {
+        "q_card": F("card_id"),
+        "q_slug": F("card__slug"),
+        "q_front": F("card__front_html"),
+        "q_back": F("card__back_html"),
+        **{f"q_{name}": F(name) for name in _STATE_FIELDS},
+        "q_pos": F("id"),
+    }
+    card_columns = {
+        "q_card": F("id"),
+        "q_slug": F("slug"),
+        "q_front": F("front_html"),
+        "q_back": F("back_html"),
+    }
+    out = ", ".join(state_columns)
+    new_out = ", ".join(card_columns) + ", " + ", ".join(["NULL"] * len(_STATE_FIELDS)) + ", q_card"
+    left = {
+        done: f"(SELECT CASE WHEN %s > {done} THEN %s - {done} ELSE 0 END FROM day)"
+        for done in ("reviews_done", "new_done")
+    }
+    parts = []
+    for k, qs, cut, per_day in (
+        (0, redrills, None, None),
+        (1, reviews, "reviews_done", compiled.REVIEWS_PER_DAY),
+        (2, new, "new_done", compiled.NEW_PER_DAY),
+    ):
+        columns = card_columns if k == 2 else state_columns
+        qs = qs.select_related(None).annotate(**columns).values(*columns)
+        if cut is None:
+            parts.append(f"SELECT {k} AS q_k, {out} FROM ({sql_of(qs)}) AS part{k}")
+            continue
+        sql = sql_of(qs[:_LIMIT_SENTINEL])
+        literal = f"LIMIT {_LIMIT_SENTINEL}"
+        if sql.count(literal) != 1 or not sql.endswith(literal):
+            raise ValueError(f"the {cut} list's LIMIT is not where it was expected: {sql[-200:]}")
+        sql = sql[: -len(literal)] + "LIMIT " + left[cut]
+        params.extend([per_day, per_day])
+        parts.append(f"SELECT {k} AS q_k, {new_out if k == 2 else out} FROM ({sql}) AS part{k}")
+    union = " UNION ALL ".join(parts)
+    text = (
+        f"{day} SELECT day.new_done, day.reviews_done, q.q_k, {out.replace('q_', 'q.q_')}"
+        f" FROM day LEFT JOIN ({union}) AS q ON 1 = 1"
+        " ORDER BY q.q_k, q.q_due_at, q.q_pos"
+    )
+    return text, params
 
 
 def _by_ids(model, related: tuple[str, ...], ids: list[int]) -> list:

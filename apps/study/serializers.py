@@ -113,6 +113,37 @@ def queue_data(queue, deck_slug: str | None) -> dict:
     }
 
 
+def queue_cards_data(queue, deck_slug: str | None) -> dict:
+    """selectors.queue_cards() as QueueSerializer describes it: the same body as queue_data(),
+    from plain values."""
+    to_text = _DATETIME.to_representation
+    return {
+        "deck": deck_slug,
+        "counts": queue.counts,
+        "limits": queue.limits,
+        "cards": [
+            {
+                "id": card.id,
+                "slug": card.slug,
+                "kind": card.kind,
+                "front_html": card.front_html,
+                "back_html": card.back_html,
+                "state": None
+                if card.state is None
+                else {
+                    "repetitions": card.state[0],
+                    "ease_factor": f"{card.state[1]:.2f}",
+                    "interval_days": card.state[2],
+                    "due_at": to_text(card.state[3]),
+                    "needs_redrill": card.state[4],
+                    "lapses": card.state[5],
+                },
+            }
+            for card in queue.cards
+        ],
+    }
+
+
 class QueueCardSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="card.id")
     slug = serializers.CharField(source="card.slug")

@@ -298,3 +298,57 @@ def test_the_sized_queue_agrees_with_the_whole_queue(alice, bob, small_deck, who
     agree()  # re-drill passed: nothing left but what the limits hold back
     mine = selectors.queue(bob, deck, size=1, now=now)  # the cached SQL, another learner
     assert mine.counts == {"redrill": 0, "due": 0, "new": 5}  # other is unpublished
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_the_apis_plain_queue_agrees_with_the_whole_queue(alice, bob, small_deck, whole):
+    """The API's queue (one compiled statement, plain values) is the body the whole queue's
+    model rows give, for every learner, deck, limit and kind of card it meets."""
+    from apps.study.serializers import queue_cards_data, queue_data
+
+    deck = None if whole else small_deck
+    other = Deck.objects.create(slug="other", title="Other", is_published=True)
+    part = Section.objects.create(deck=other, slug="s", order=1, title="S")
+    for i in range(4):
+        Card.objects.create(deck=other, section=part, slug=f"o{i}", order=i, front="f", back="b")
+    now = T0 + timedelta(days=3)
+
+    def agree(user=alice):
+        expected = queue_data(selectors.queue(user, deck, now=now), "x")
+        assert queue_cards_data(selectors.queue_cards(user, deck, now=now), "x") == expected
+        for limit in (1, 2, 200):
+            capped = queue_cards_data(selectors.queue_cards(user, deck, limit=limit, now=now), "x")
+            assert capped == expected | {"cards": expected["cards"][:limit]}
+        return expected
+
+    assert len(agree()["cards"]) == (9 if whole else 5)  # all new
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=T0)
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
+    review_record(user=alice, card=other.cards.get(slug="o1"), grade=4, now=T0)
+    review_record(user=alice, card=card(small_deck, "env-runner"), grade=4, now=T0 - timedelta(1))
+    agree()  # due (most overdue first), then new
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=1, now=now)
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=3, now=now)
+    body = agree()  # re-drills first
+    assert [c["kind"] for c in body["cards"]][:2] == ["redrill", "redrill"]
+    assert {c["state"]["ease_factor"] for c in body["cards"][:2]} == {"2.50", "2.36"}
+    profile = profile_for(alice)
+    profile.new_cards_per_day, profile.reviews_per_day = 1, 1
+    profile.save()
+    alice.refresh_from_db()
+    agree()  # limits spent
+    profile.new_cards_per_day, profile.reviews_per_day = 3, 3
+    profile.save()
+    alice.refresh_from_db()
+    agree()  # limits partly spent
+    profile.new_cards_per_day, profile.reviews_per_day = 0, 0
+    profile.save()
+    alice.refresh_from_db()
+    agree()  # limits of zero
+    card_suspend(user=alice, card=card(small_deck, "ray-task"))
+    other.is_published = False
+    other.save()
+    agree()  # suspended, unpublished
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=4, now=now)
+    agree()  # re-drill passed: nothing left but what the limits hold back
+    assert agree(bob)["counts"] == {"redrill": 0, "due": 0, "new": 5}  # the cached SQL, bob
