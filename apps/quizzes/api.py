@@ -1,4 +1,4 @@
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 from django.urls import path
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import exceptions, generics, permissions, status
@@ -96,14 +96,13 @@ class QuizDetail(APIView):
         return Response(QuizDetailSerializer(quiz_document(quiz, attempt)).data)
 
 
-def result_document(quiz_id: int, scored: dict, attempt: Attempt | None) -> dict:
+def result_document(quiz: Quiz, scored: dict, attempt: Attempt | None) -> dict:
+    """The scored answers with each question's explanation and cards: the quiz's questions as
+    already loaded (`selectors.quiz_detail`), plus one query for their cards."""
     cards = Card.objects.select_related("deck", "section").order_by("order")
-    questions = {
-        q.key: q
-        for q in Question.objects.filter(quiz_id=quiz_id).prefetch_related(
-            Prefetch("cards", queryset=cards)
-        )
-    }
+    loaded = list(quiz.questions.all())
+    prefetch_related_objects(loaded, Prefetch("cards", queryset=cards))
+    questions = {q.key: q for q in loaded}
     results = []
     for result in scored["results"]:
         question = questions[result["id"]]
@@ -173,7 +172,7 @@ class AttemptCreate(APIView):
             if quiz.is_checkpoint:
                 scored = services.checkpoint_score(quiz=quiz, answers=answers)
                 return Response(
-                    AttemptResultSerializer(result_document(quiz.pk, scored, None)).data,
+                    AttemptResultSerializer(result_document(quiz, scored, None)).data,
                     status=status.HTTP_200_OK,
                 )
             attempt = services.attempt_record(user=request.user, quiz=quiz, answers=answers)
@@ -190,7 +189,7 @@ class AttemptCreate(APIView):
             "passed": attempt.passed,
         }
         return Response(
-            AttemptResultSerializer(result_document(quiz.pk, scored, attempt)).data,
+            AttemptResultSerializer(result_document(quiz, scored, attempt)).data,
             status=status.HTTP_201_CREATED,
         )
 

@@ -68,8 +68,12 @@ def _finish(attempt: Attempt, questions, answers: dict, *, now, timed_out: bool)
     fields.update(answers=answers, submitted_at=now, timed_out=timed_out)
     # Claim the attempt: of two submits racing (two tabs, a double click), one scores it.
     claimed = Attempt.objects.filter(pk=attempt.pk, submitted_at__isnull=True).update(**fields)
-    attempt.refresh_from_db()
-    if not claimed and attempt.submitted_at is None:  # pragma: no cover - deleted meanwhile
+    if claimed:  # what was just stored: no need to read it back
+        for name, value in fields.items():
+            setattr(attempt, name, value)
+        return attempt
+    attempt.refresh_from_db()  # the other submit's score
+    if attempt.submitted_at is None:  # pragma: no cover - deleted meanwhile
         raise AttemptRejected("this attempt no longer exists")
     return attempt
 
@@ -83,9 +87,12 @@ def attempt_expire(*, attempt: Attempt, now=None) -> Attempt:
     )
 
 
-@transaction.atomic
 def attempt_start(*, user, quiz: Quiz, now=None) -> Attempt:
-    """The user's open attempt at ``quiz`` if it still takes answers, else a new one."""
+    """The user's open attempt at ``quiz`` if it still takes answers, else a new one.
+
+    Not one transaction: expiring an old attempt is atomic on its own (`attempt_expire`), and
+    the new attempt is a single INSERT that the one-open-attempt constraint guards, so the usual
+    start (a read, then an insert) costs two queries, not six with BEGIN and a savepoint."""
     if quiz.is_checkpoint:
         raise AttemptRejected("checkpoints are answered on their section page and not scored")
     now = now or timezone.now()
@@ -95,11 +102,12 @@ def attempt_start(*, user, quiz: Quiz, now=None) -> Attempt:
             return attempt
         attempt_expire(attempt=attempt, now=now)
     limit = quiz.time_limit
+    fields = {"started_at": now, "deadline": now + limit if limit else None}
     try:
-        with transaction.atomic():
-            return Attempt.objects.create(
-                user=user, quiz=quiz, started_at=now, deadline=now + limit if limit else None
-            )
+        if transaction.get_connection().in_atomic_block:
+            with transaction.atomic():  # a savepoint, so a refusal leaves the caller's intact
+                return Attempt.objects.create(user=user, quiz=quiz, **fields)
+        return Attempt.objects.create(user=user, quiz=quiz, **fields)  # autocommit
     except IntegrityError:  # a second tab started it a moment ago: one open attempt each
         return Attempt.objects.open().get(user=user, quiz=quiz)
 
@@ -152,13 +160,9 @@ def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
             answers=answers,
             **_scored_fields(quiz, questions, answers),
         )
-    attempt = (
-        Attempt.objects.open()
-        .filter(user=user, quiz=quiz)
-        .select_related("quiz")
-        .order_by("-started_at")
-        .first()
-    )
+    attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
+    if attempt is not None:
+        attempt.quiz = quiz  # the caller's, already loaded: no join
     minutes = quiz.time_limit_minutes
     if attempt is None:
         raise AttemptRejected(

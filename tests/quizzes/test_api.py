@@ -216,10 +216,34 @@ def test_query_counts_do_not_grow_with_questions(client, core_check, django_asse
     with django_assert_num_queries(5):  # quiz, questions, choices, statements, pairs
         client.get("/api/quizzes/core-check/")
     answers = right_answers(core_check)
-    # the same 5 to score; savepoint, insert, release; quiz (pass mark); questions and their
-    # cards for the result
-    with django_assert_num_queries(10):
+    # the same 5 to score; savepoint, insert, release; the result reuses the loaded questions
+    # and reads only their cards (was 10: the questions were read again for the result)
+    with django_assert_num_queries(9):
         assert post(client, "core-check", answers).status_code == 201
+
+
+def test_timed_quiz_query_counts(client, final_check, django_assert_num_queries):
+    """The bench's timed knowledge check. Starting: the quiz's 5, the open attempts, then the
+    insert in a savepoint (tests run inside a transaction; a server in autocommit skips the
+    savepoint). Submitting: the same 5, the attempt in a savepoint, its update and the result's
+    cards: the stored attempt is not read back and the questions are not read again."""
+    with django_assert_num_queries(9):  # was 11: a transaction around the read and insert
+        started = client.get("/api/quizzes/final-check/").json()
+    with django_assert_num_queries(6):  # resuming: the quiz's 5 and the open attempt
+        assert client.get("/api/quizzes/final-check/").json() == started
+    answers = right_answers(final_check)
+    with django_assert_num_queries(10):  # was 12 (read back; questions again)
+        response = post(client, "final-check", answers)
+    assert response.status_code == 201
+    body = response.json()
+    attempt = Attempt.objects.get()
+    assert body["id"] == attempt.pk == started["attempt"]["id"]
+    assert body["score"] == float(attempt.score) and body["max_score"] == attempt.max_score
+    assert body["passed"] is attempt.passed and body["timed_out"] is attempt.timed_out is False
+    assert [
+        (r["id"], r["points"], r["max_points"], r["correct_answer"]) for r in body["questions"]
+    ] == [(r["id"], r["points"], r["max_points"], r["correct_answer"]) for r in attempt.results]
+    assert body["questions"] and all("explanation_html" in r for r in body["questions"])
 
 
 @pytest.mark.parametrize("right", [["x"], {"a": 1}])

@@ -171,3 +171,25 @@ def test_a_pass_stays_as_scored_when_the_pass_mark_changes_later(alice, thirds_q
     thirds_quiz.save()
     attempt = Attempt.objects.get(pk=attempt.pk)
     assert attempt.passed  # history shows the attempt as it was scored
+
+
+@pytest.mark.django_db(transaction=True)
+def test_starting_outside_a_transaction_creates_one_attempt_and_resumes_it(alice, quizzes):
+    """As on a server (autocommit): the start is a read and a plain insert, no transaction."""
+    from apps.quizzes.models import Quiz
+
+    quiz = Quiz.objects.get(slug="final-check")
+    assert not transaction.get_connection().in_atomic_block
+    first = services.attempt_start(user=alice, quiz=quiz)
+    assert services.attempt_start(user=alice, quiz=quiz).pk == first.pk
+    Attempt.objects.filter(pk=first.pk).update(deadline=timezone.now() - timedelta(minutes=5))
+    second = services.attempt_start(user=alice, quiz=quiz)
+    assert second.pk != first.pk and second.is_open
+    first.refresh_from_db()
+    assert first.timed_out and first.score == 0
+    recorded = services.attempt_record(user=alice, quiz=quiz, answers=right_answers(quiz))
+    assert recorded.pk == second.pk
+    stored = Attempt.objects.get(pk=second.pk)
+    assert (stored.score, stored.max_score, stored.passed, stored.results) == (
+        recorded.score, recorded.max_score, recorded.passed, recorded.results,
+    )  # fmt: skip
