@@ -34,22 +34,53 @@ def visible_card(user, card_id) -> Card | None:
     return Card.objects.filter(pk=card_id, deck__in=visible_decks(user)).first()
 
 
+QUEUE_LIMIT_MAX = 200
+
+
+def queue_limit(raw: str | None) -> int | None:
+    """The queue's `?limit=`: None when absent, else a whole number 1..QUEUE_LIMIT_MAX."""
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 4 and 1 <= int(raw) <= QUEUE_LIMIT_MAX):
+        raise exceptions.ValidationError(
+            {"limit": f"limit must be a whole number 1 to {QUEUE_LIMIT_MAX}, got {raw!r}"}
+        )
+    return int(raw)
+
+
 class QueueView(APIView):
     schema = DocumentedErrors()
 
     @extend_schema(
-        parameters=[OpenApiParameter("deck", str, description="Deck slug; all decks if absent.")],
-        responses={200: QueueSerializer, 404: OpenApiResponse(description="No such deck.")},
+        parameters=[
+            OpenApiParameter("deck", str, description="Deck slug; all decks if absent."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": QUEUE_LIMIT_MAX},
+                description=(
+                    "Return at most this many cards (the first ones, in queue order); the"
+                    " counts still count the whole queue. All of them if absent."
+                ),
+            ),
+        ],
+        responses={
+            200: QueueSerializer,
+            400: OpenApiResponse(
+                description=f"limit is not a whole number 1 to {QUEUE_LIMIT_MAX}."
+            ),
+            404: OpenApiResponse(description="No such deck."),
+        },
         summary="Cards to study now: re-drills, due cards (most overdue first), new cards",
     )
     def get(self, request: Request) -> Response:
+        limit = queue_limit(request.query_params.get("limit"))
         deck = None
         slug = request.query_params.get("deck")
         if slug:
             deck = visible_decks(request.user).filter(slug=slug).first()
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
-        queue = selectors.queue_cards(request.user, deck)
+        queue = selectors.queue_cards(request.user, deck, limit=limit)
         return Response(queue_cards_data(queue, slug or None))
 
 

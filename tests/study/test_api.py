@@ -194,3 +194,29 @@ def test_queue_query_count_is_constant(
     with django_assert_num_queries(2):
         response = as_alice.get("/api/study/queue/?deck=ray-basics")
     assert response.json()["counts"]["due"] == extra
+    with django_assert_num_queries(2):
+        response = as_alice.get("/api/study/queue/?deck=ray-basics&limit=1")
+    assert response.json()["counts"]["due"] == extra and len(response.json()["cards"]) == 1
+
+
+def test_queue_limit_caps_the_cards_and_keeps_the_counts_whole(as_alice, alice, small_deck):
+    review_record(user=alice, card=small_deck.cards.get(slug="object-store"), grade=4,
+                  now=timezone.now() - timedelta(days=2))  # fmt: skip
+    whole = as_alice.get("/api/study/queue/?deck=ray-basics").json()
+    assert whole["counts"] == {"redrill": 0, "due": 1, "new": 4} and len(whole["cards"]) == 5
+    for limit in (1, 2, 5, 200):
+        response = as_alice.get(f"/api/study/queue/?deck=ray-basics&limit={limit}")
+        assert response.status_code == 200
+        assert response.json() == whole | {"cards": whole["cards"][:limit]}
+    first = as_alice.get("/api/study/queue/?limit=1").json()  # all decks
+    assert [c["slug"] for c in first["cards"]] == ["object-store"] and first["deck"] is None
+    assert first["counts"] == whole["counts"]
+
+
+@pytest.mark.parametrize(
+    "raw", ["0", "201", "-1", "abc", "1.5", "", "²", pytest.param("9" * 5000, id="5000-digits")]
+)
+def test_queue_limit_out_of_range_is_400_with_a_sentence(as_alice, small_deck, raw):
+    response = as_alice.get("/api/study/queue/", {"deck": "nope", "limit": raw})
+    assert response.status_code == 400
+    assert response.json()["error"] == f"limit: limit must be a whole number 1 to 200, got {raw!r}"
