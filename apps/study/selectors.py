@@ -183,12 +183,13 @@ def queue(
 ) -> Queue:
     """The learner's queue, across all published decks or in one deck.
 
-    Without `size` every item is loaded (the API), in four queries. With `size` only the first
-    `size` items are (the review page needs one): the day's counts, the queue's counts and the
-    ids of the first items come in one round trip, the next card in another (a third when the
-    items come from both states and new cards). `avoid` (a card id, the one just graded) is
-    moved behind the others unless nothing else is left, so a card failed a moment ago does not
-    come straight back while other cards wait.
+    Without `size` every item is loaded as model rows, in four queries: the reference the
+    API's `queue_cards()` (the same lists as plain values, one statement) is tested against.
+    With `size` only the first `size` items are (the review page needs one): the day's counts,
+    the queue's counts and the ids of the first items come in one round trip, the next card
+    in another (a third when the items come from both states and new cards). `avoid` (a card
+    id, the one just graded) is moved behind the others unless nothing else is left, so a card
+    failed a moment ago does not come straight back while other cards wait.
     """
     now = now or timezone.now()
     profile = profile_for(user)
