@@ -77,7 +77,7 @@ class QueueView(APIView):
         deck = None
         slug = request.query_params.get("deck")
         if slug:
-            deck = visible_decks(request.user).filter(slug=slug).first()
+            deck = selectors.visible_deck(request.user, slug)
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
         queue = selectors.queue_cards(request.user, deck, limit=limit)

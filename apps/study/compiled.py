@@ -3,8 +3,9 @@
 Turning a queryset into SQL costs more Python than PostgreSQL spends running the small queries
 of a grade, and the review loop asks the same few questions on every card with only the user,
 card or time changing. `compiled()` builds the queryset once per shape with sentinel values
-(numbers and times nothing real ever has), remembers which parameter slot each sentinel landed
-in, and reuses the SQL with the real values: the ORM stays the one definition of every query.
+(numbers, times and a slug nothing real ever has), remembers which parameter slot each
+sentinel landed in, and reuses the SQL with the real values: the ORM stays the one definition
+of every query. `sql()` does the same for a statement composed of several querysets' SQL.
 `objects()` also reuses the compiler to turn rows into model instances (with select_related
 objects and the database's value converters), as QuerySet iteration does.
 
@@ -23,6 +24,7 @@ from django.db.models.query import get_related_populators
 # Sentinels: pass these in place of real values when building a shape's queryset.
 USER, DECK, CARD, CARD2 = -987_654_301, -987_654_302, -987_654_303, -987_654_304
 REVIEWS_PER_DAY, NEW_PER_DAY = -987_654_305, -987_654_306
+SLUG = "sentinel-slug-987654308"
 START = datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC)
 END = datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC)
 SENTINELS = {
@@ -32,6 +34,7 @@ SENTINELS = {
     "card2": CARD2,
     "reviews_per_day": REVIEWS_PER_DAY,
     "new_per_day": NEW_PER_DAY,
+    "slug": SLUG,
     "start": START,
     "end": END,
 }
@@ -59,7 +62,7 @@ class Compiled:
 def _checked(text: str) -> str:
     """A sentinel written into the SQL text instead of passed as a parameter would be reused as
     a constant: refuse the shape rather than answer for the wrong learner or card."""
-    for value in (USER, DECK, CARD, CARD2, REVIEWS_PER_DAY, NEW_PER_DAY):
+    for value in (USER, DECK, CARD, CARD2, REVIEWS_PER_DAY, NEW_PER_DAY, SLUG):
         if str(value) in text:
             raise ValueError(f"sentinel {value} was inlined into {text[:200]}...")
     return text

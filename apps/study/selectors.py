@@ -472,6 +472,20 @@ def visible_card(user, card_id: int) -> Card | None:
     return rows[0] if rows else None
 
 
+def visible_deck(user, slug: str) -> Deck | None:
+    """The deck with this slug, if the user may see it (visible_decks): the queue API's deck.
+    Compiled once per shape of visible_decks(), as visible_card() is."""
+    visible = visible_decks(user)
+    try:
+        key = ("visible_deck", *visible.query.sql_with_params())
+    except EmptyResultSet:
+        return None
+    rows = compiled.objects(
+        key, lambda: visible.filter(slug=compiled.SLUG).order_by("pk")[:1], {"slug": slug}
+    )
+    return rows[0] if rows else None
+
+
 def card_state(user, card: Card) -> CardState | None:
     return CardState.objects.filter(user=user, card=card).first()
 

@@ -220,3 +220,20 @@ def test_queue_limit_out_of_range_is_400_with_a_sentence(as_alice, small_deck, r
     response = as_alice.get("/api/study/queue/", {"deck": "nope", "limit": raw})
     assert response.status_code == 400
     assert response.json()["error"] == f"limit: limit must be a whole number 1 to 200, got {raw!r}"
+
+
+def test_queue_of_a_draft_deck_is_for_staff_only(api_client, alice, staff, small_deck):
+    """The deck lookup is compiled once per shape of visible_decks (staff see drafts): each
+    learner still gets their own answer."""
+    draft = Deck.objects.create(slug="draft", title="Draft", is_published=False)
+    section = Section.objects.create(deck=draft, slug="s", title="S")
+    draft.cards.create(section=section, slug="hidden", front="f", back="b")
+    for user, deck, status in [
+        (alice, "draft", 404), (staff, "draft", 200), (alice, "ray-basics", 200),
+        (staff, "ray-basics", 200), (alice, "draft", 404), (staff, "nope", 404),
+    ]:  # fmt: skip
+        api_client.force_authenticate(user)
+        response = api_client.get(f"/api/study/queue/?deck={deck}")
+        assert response.status_code == status, (user, deck)
+        if status == 200:
+            assert response.json()["deck"] == deck
