@@ -1,4 +1,4 @@
-// Form behaviour declared in the markup, so no page needs an inline handler (the CSP forbids them):
+// Loaded on every page (base.html). Form behaviour declared in the markup, so no page needs an inline handler (the CSP forbids them):
 // data-confirm="Question?" on a <form> asks before it is sent; data-autosubmit on a <select>
 // sends its form as soon as the choice changes (a <noscript> button covers browsers without JS).
 (function () {

@@ -13,9 +13,3 @@ document.addEventListener("click", async (event) => {
   button.textContent = "Copied";
   setTimeout(() => { button.textContent = label; }, 1500);
 });
-
-// Ask before a form that cannot be undone from the page (remove, hand over, leave) is sent.
-document.addEventListener("submit", (event) => {
-  const message = event.target.dataset.confirm;
-  if (message && !window.confirm(message)) event.preventDefault();
-});
