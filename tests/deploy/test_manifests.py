@@ -204,3 +204,24 @@ def test_only_the_demos_workers_and_readyz_reach_the_ray_cluster(manifests):
     apps = {peer["podSelector"]["matchLabels"]["app"] for peer in clients["from"]}
     assert apps == {"raydeck-demos", "raydeck-web"}
     assert clients["ports"] == [{"port": 10001, "protocol": "TCP"}]
+
+
+def test_the_ingress_serves_the_allowed_host_over_tls_and_caps_bodies(manifests):
+    """The proxy refuses an oversized body before gunicorn reads it, yet lets a full-size deck
+    import (the largest legitimate body) through."""
+    from apps.authoring.formats import MAX_FILE_BYTES
+
+    ingress = find(manifests, "Ingress", "raydeck-web")
+    config = find(manifests, "ConfigMap", "raydeck")["data"]
+    [rule] = ingress["spec"]["rules"]
+    assert rule["host"] in config["ALLOWED_HOSTS"].split(",")
+    assert rule["host"] in ingress["spec"]["tls"][0]["hosts"]
+    assert f"https://{rule['host']}" in config["CSRF_TRUSTED_ORIGINS"].split(",")
+    backend = rule["http"]["paths"][0]["backend"]["service"]
+    service = find(manifests, "Service", backend["name"])
+    assert backend["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
+    size = ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-body-size"]
+    assert size.endswith("m")
+    cap = int(size[:-1]) * 1024 * 1024
+    assert MAX_FILE_BYTES + 64 * 1024 <= cap <= 8 * MAX_FILE_BYTES
+    assert config["TRUSTED_PROXY_COUNT"] == "1"  # the ingress is the one proxy in front
