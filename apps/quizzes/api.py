@@ -139,7 +139,9 @@ class AttemptCreate(APIView):
         responses={
             201: AttemptResultSerializer,
             200: OpenApiResponse(
-                AttemptResultSerializer, description="A checkpoint: checked, not recorded."
+                AttemptResultSerializer,
+                description="A checkpoint: checked, not recorded; or the same client_id again: "
+                "the attempt it recorded, not a second one.",
             ),
             400: ERROR,
             404: ERROR,
@@ -175,7 +177,12 @@ class AttemptCreate(APIView):
                     AttemptResultSerializer(result_document(quiz, scored, None)).data,
                     status=status.HTTP_200_OK,
                 )
-            attempt = services.attempt_record(user=request.user, quiz=quiz, answers=answers)
+            attempt, created = services.attempt_record(
+                user=request.user,
+                quiz=quiz,
+                answers=answers,
+                client_id=body.validated_data.get("client_id"),
+            )
         except services.AttemptRejected as exc:
             messages = [message for _, message in exc.problems] or [exc.message]
             if len(messages) > MAX_PROBLEMS:  # a flood of bad ids is not echoed back in full
@@ -190,7 +197,7 @@ class AttemptCreate(APIView):
         }
         return Response(
             AttemptResultSerializer(result_document(quiz, scored, attempt)).data,
-            status=status.HTTP_201_CREATED,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
 

@@ -295,6 +295,11 @@ class Attempt(models.Model):
     )
     answers = models.JSONField(default=dict, blank=True)
     results = models.JSONField(default=list, blank=True)
+    client_id = models.UUIDField(
+        null=True,
+        blank=True,
+        help_text="The API client's id for the submit, so a retried submit is recorded once.",
+    )
 
     objects = AttemptQuerySet.as_manager()
 
@@ -306,7 +311,8 @@ class Attempt(models.Model):
                 fields=["user", "quiz"],
                 condition=models.Q(submitted_at__isnull=True),
                 name="one_open_attempt_per_user_and_quiz",
-            )
+            ),
+            models.UniqueConstraint(fields=["user", "client_id"], name="attempt_client_once"),
         ]
 
     def __str__(self) -> str:

@@ -82,6 +82,11 @@ class AttemptCreateSerializer(serializers.Serializer):
         'ids (multi), {"<statement id>": true|false} (true_false) or {"<left id>": "<right id>"} '
         "(match). A question left out scores 0.",
     )
+    client_id = serializers.UUIDField(
+        required=False,
+        help_text="Your id for this submit (a UUID). Sent again, it returns the attempt it "
+        "recorded (200) instead of recording a second one, so a lost answer can be retried.",
+    )
 
 
 class CardLinkSerializer(serializers.Serializer):

@@ -6,6 +6,7 @@ autosaves every change, so when time runs out the attempt is scored on what the 
 by the deadline. The API, which has no autosave, rejects a late submission outright.
 """
 
+import uuid
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
@@ -63,9 +64,13 @@ def _scored_fields(quiz: Quiz, questions: list[scoring.Question], answers: dict)
     }
 
 
-def _finish(attempt: Attempt, questions, answers: dict, *, now, timed_out: bool) -> Attempt:
+def _finish(
+    attempt: Attempt, questions, answers: dict, *, now, timed_out: bool, client_id=None
+) -> Attempt:
     fields = _scored_fields(attempt.quiz, questions, answers)
     fields.update(answers=answers, submitted_at=now, timed_out=timed_out)
+    if client_id is not None:
+        fields["client_id"] = client_id
     # Claim the attempt: of two submits racing (two tabs, a double click), one scores it.
     claimed = Attempt.objects.filter(pk=attempt.pk, submitted_at__isnull=True).update(**fields)
     if claimed:  # what was just stored: no need to read it back
@@ -139,11 +144,41 @@ def attempt_submit(*, attempt: Attempt, answers: dict, now=None) -> Attempt:
     return _finish(attempt, questions, answers, now=now, timed_out=False)
 
 
-@transaction.atomic
-def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
-    """Score answers posted in one go (the API). A timed quiz must have been started (its
-    detail fetched) and the answers must arrive in time; otherwise nothing is recorded."""
-    now = now or timezone.now()
+def _replayed_attempt(user, quiz: Quiz, client_id) -> Attempt | None:
+    """The attempt an earlier submit with this client_id recorded, if any."""
+    if client_id is None:
+        return None
+    attempt = Attempt.objects.filter(user=user, client_id=client_id).first()
+    if attempt is not None and attempt.quiz_id != quiz.pk:
+        raise AttemptRejected(
+            f"client_id {client_id} was already used to submit another quiz; "
+            "send a new client_id for a new attempt"
+        )
+    return attempt
+
+
+def attempt_record(
+    *, user, quiz: Quiz, answers: Any, client_id=None, now=None
+) -> tuple[Attempt, bool]:
+    """Score answers posted in one go (the API) and return (attempt, created). A timed quiz must
+    have been started (its detail fetched) and the answers must arrive in time; otherwise
+    nothing is recorded. The same client_id again returns the first attempt, not a second one,
+    so a client whose answer was lost may simply send the submit again."""
+    if isinstance(client_id, str):
+        client_id = uuid.UUID(client_id)
+    if (replayed := _replayed_attempt(user, quiz, client_id)) is not None:
+        return replayed, False
+    try:
+        with transaction.atomic():
+            return _attempt_record(user, quiz, answers, client_id, now or timezone.now()), True
+    except IntegrityError:
+        # A concurrent submit with the same client_id won the unique constraint: replay it.
+        if (replayed := _replayed_attempt(user, quiz, client_id)) is not None:
+            return replayed, False
+        raise
+
+
+def _attempt_record(user, quiz: Quiz, answers: Any, client_id, now) -> Attempt:
     if quiz.is_checkpoint:
         raise AttemptRejected(
             f'"{quiz.slug}" is a checkpoint: it is answered on its section page and not scored'
@@ -158,6 +193,7 @@ def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
             started_at=now,
             submitted_at=now,
             answers=answers,
+            client_id=client_id,
             **_scored_fields(quiz, questions, answers),
         )
     attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
@@ -175,7 +211,7 @@ def attempt_record(*, user, quiz: Quiz, answers: Any, now=None) -> Attempt:
             f"{attempt.deadline:%Y-%m-%d %H:%M:%S} UTC, so these answers were not recorded; "
             f"fetch GET /api/quizzes/{quiz.slug}/ to start a new attempt"
         )
-    return _finish(attempt, questions, answers, now=now, timed_out=False)
+    return _finish(attempt, questions, answers, now=now, timed_out=False, client_id=client_id)
 
 
 def checkpoint_score(*, quiz: Quiz, answers: Any) -> dict[str, Any]:

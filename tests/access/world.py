@@ -104,7 +104,7 @@ def world_build() -> World:
 
     review, _ = study.review_record(user=alice, card=cards[0], grade=5)
     choice = question.choices.get(correct=False)
-    attempt = quizzes.attempt_record(user=alice, quiz=quiz, answers={question.key: choice.key})
+    attempt, _ = quizzes.attempt_record(user=alice, quiz=quiz, answers={question.key: choice.key})
     open_attempt = quizzes.attempt_start(user=alice, quiz=timed)
     run = DemoRun.objects.create(user=alice, demo="tasks-vs-actors", params={})
 

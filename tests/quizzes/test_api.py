@@ -146,6 +146,70 @@ def test_a_checkpoint_is_checked_and_not_recorded(client, quizzes):
     assert not Attempt.objects.exists()
 
 
+# --- retries ---------------------------------------------------------------------------------
+
+
+def submit(client, slug, answers, client_id):
+    body = {"answers": answers, "client_id": client_id}
+    return client.post(f"/api/quizzes/{slug}/attempts/", body, format="json")
+
+
+CLIENT_ID = "0b6f3c1e-6a59-4c2e-9a43-7d1f0e2b9c55"
+
+
+def test_a_submit_sent_again_with_its_client_id_is_recorded_once(client, core_check):
+    """A client whose answer was lost sends the same submit again: same result, one attempt."""
+    first = submit(client, "core-check", right_answers(core_check), CLIENT_ID)
+    assert first.status_code == 201
+    again = submit(client, "core-check", right_answers(core_check), CLIENT_ID)
+    assert again.status_code == 200
+    assert again.json() == first.json()
+    assert Attempt.objects.count() == 1
+    # a new client_id is a new attempt
+    other_id = "5d0e7a0c-3f1b-4b8e-8f0e-2a6b1c9d4e77"
+    assert submit(client, "core-check", {}, other_id).status_code == 201
+    assert Attempt.objects.count() == 2
+
+
+def test_a_timed_submit_sent_again_returns_its_attempt_not_a_400(client, final_check):
+    client.get("/api/quizzes/final-check/")
+    first = submit(client, "final-check", right_answers(final_check), CLIENT_ID)
+    assert first.status_code == 201
+    again = submit(client, "final-check", right_answers(final_check), CLIENT_ID)
+    assert (again.status_code, again.json()) == (200, first.json())
+    assert Attempt.objects.count() == 1
+    # without it, the attempt is closed and a second submit is refused, as before
+    assert post(client, "final-check", right_answers(final_check)).status_code == 400
+
+
+def test_a_client_id_used_for_another_quiz_is_refused_and_records_nothing(
+    client, core_check, final_check
+):
+    assert submit(client, "core-check", {}, CLIENT_ID).status_code == 201
+    client.get("/api/quizzes/final-check/")
+    response = submit(client, "final-check", right_answers(final_check), CLIENT_ID)
+    assert response.status_code == 400
+    assert "already used to submit another quiz" in response.json()["error"]
+    assert Attempt.objects.submitted().count() == 1
+
+
+def test_another_learners_client_id_is_theirs_alone(client, api_client, core_check, bob):
+    assert submit(client, "core-check", right_answers(core_check), CLIENT_ID).status_code == 201
+    bobs = APIClient()
+    bobs.force_authenticate(bob)
+    response = submit(bobs, "core-check", {}, CLIENT_ID)
+    assert response.status_code == 201  # bob's own attempt, nothing of alice's
+    assert response.json()["score"] == 0
+    assert Attempt.objects.filter(user=bob).count() == 1
+
+
+def test_a_client_id_that_is_not_a_uuid_is_a_400(client, core_check):
+    response = submit(client, "core-check", {}, "not-a-uuid")
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("client_id:")
+    assert not Attempt.objects.exists()
+
+
 # --- time limits ---------------------------------------------------------------------------
 
 

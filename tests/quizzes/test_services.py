@@ -152,7 +152,7 @@ def two_right_picks(quiz) -> dict:
 
 
 def test_passing_is_decided_on_the_exact_score_not_the_rounded_one(alice, thirds_quiz):
-    attempt = services.attempt_record(
+    attempt, _ = services.attempt_record(
         user=alice, quiz=thirds_quiz, answers=two_right_picks(thirds_quiz)
     )
     assert str(attempt.score) == "0.67"  # shown rounded
@@ -164,7 +164,7 @@ def test_passing_is_decided_on_the_exact_score_not_the_rounded_one(alice, thirds
 def test_a_pass_stays_as_scored_when_the_pass_mark_changes_later(alice, thirds_quiz):
     thirds_quiz.pass_mark = "0.6"
     thirds_quiz.save()
-    attempt = services.attempt_record(
+    attempt, _ = services.attempt_record(
         user=alice, quiz=thirds_quiz, answers=two_right_picks(thirds_quiz)
     )
     thirds_quiz.pass_mark = "0.9"
@@ -187,7 +187,8 @@ def test_starting_outside_a_transaction_creates_one_attempt_and_resumes_it(alice
     assert second.pk != first.pk and second.is_open
     first.refresh_from_db()
     assert first.timed_out and first.score == 0
-    recorded = services.attempt_record(user=alice, quiz=quiz, answers=right_answers(quiz))
+    recorded, created = services.attempt_record(user=alice, quiz=quiz, answers=right_answers(quiz))
+    assert created
     assert recorded.pk == second.pk
     stored = Attempt.objects.get(pk=second.pk)
     assert (stored.score, stored.max_score, stored.passed, stored.results) == (
