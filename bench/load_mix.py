@@ -465,6 +465,10 @@ def run(duration: int, connections: list[int], rounds: int, weights: str, log: L
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
     lo, hi = (OUT / "bare_ids.txt").read_text().split()
+    # The seeded database may predate the code's latest migration (a new column would make
+    # every request that writes it a 500): bring it up to date first; a no-op when it is.
+    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+    subprocess.run(migrate, env={**os.environ, **ENV}, cwd=ROOT, check=True)
     effective_settings(log)
     log(
         f"load: gunicorn (deploy/gunicorn.conf.py, {ENV['GUNICORN_WORKERS']} workers) on"
