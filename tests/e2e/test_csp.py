@@ -32,16 +32,6 @@ def violations(page):
     return seen
 
 
-@pytest.fixture
-def core_check(small_deck, tmp_path):
-    from apps.quizzes.content import quiz_file_load
-    from tests.quizzes.conftest import QUIZ_FILE
-
-    path = tmp_path / "ray-basics.yaml"
-    path.write_text(QUIZ_FILE)
-    quiz_file_load(path)
-
-
 def core_check_deck(user):
     from apps.decks.models import Deck
 

@@ -4,20 +4,10 @@ back to the card that teaches it and queues that card for review, in a real Chro
 import pytest
 from django.utils import timezone
 
-from apps.quizzes.content import quiz_file_load
 from apps.quizzes.models import Question
 from apps.study.models import CardState
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def core_check(small_deck, tmp_path):
-    from tests.quizzes.conftest import QUIZ_FILE
-
-    path = tmp_path / "ray-basics.yaml"
-    path.write_text(QUIZ_FILE)
-    quiz_file_load(path)
 
 
 def log_in(page):
