@@ -253,49 +253,55 @@ def test_a_redrill_left_from_an_earlier_day_is_simply_due(alice, small_deck):
     assert CardState.objects.get(user=alice, card=task).due_at == T0 + timedelta(days=7)
 
 
+def other_deck() -> Deck:
+    other = Deck.objects.create(slug="other", title="Other", is_published=True)
+    part = Section.objects.create(deck=other, slug="s", order=1, title="S")
+    for i in range(4):
+        Card.objects.create(deck=other, section=part, slug=f"o{i}", order=i, front="f", back="b")
+    return other
+
+
+def queue_story(alice, small_deck, other, now):
+    """Walk alice's queue through every kind of card and limit; yields a label after each step,
+    where the caller checks that its queue agrees with the whole one."""
+    yield "all new"
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=T0)
+    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
+    review_record(user=alice, card=other.cards.get(slug="o1"), grade=4, now=T0)
+    review_record(user=alice, card=card(small_deck, "env-runner"), grade=4, now=T0 - timedelta(1))
+    yield "due (most overdue first), then new"
+    review_record(user=alice, card=card(small_deck, "ray-task"), grade=1, now=now)
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=3, now=now)
+    yield "re-drills first"
+    profile = profile_for(alice)
+    for limit, label in ((1, "limits spent"), (3, "limits partly spent"), (0, "limits of zero")):
+        profile.new_cards_per_day, profile.reviews_per_day = limit, limit
+        profile.save()
+        alice.refresh_from_db()
+        yield label
+    card_suspend(user=alice, card=card(small_deck, "ray-task"))
+    other.is_published = False
+    other.save()
+    yield "suspended, unpublished"
+    review_record(user=alice, card=card(small_deck, "object-store"), grade=4, now=now)
+    yield "re-drill passed: nothing left but what the limits hold back"
+
+
 @pytest.mark.parametrize("whole", [True, False])
 def test_the_sized_queue_agrees_with_the_whole_queue(alice, bob, small_deck, whole):
     """The review page's sized queue (SQL compiled once per shape, then reused with each
     learner's values) counts and orders exactly as the whole queue does, for every learner,
     deck and limit it meets."""
     deck = None if whole else small_deck
-    other = Deck.objects.create(slug="other", title="Other", is_published=True)
-    part = Section.objects.create(deck=other, slug="s", order=1, title="S")
-    for i in range(4):
-        Card.objects.create(deck=other, section=part, slug=f"o{i}", order=i, front="f", back="b")
+    other = other_deck()
     now = T0 + timedelta(days=3)
-
-    def agree():
+    for _ in queue_story(alice, small_deck, other, now):
         full = selectors.queue(alice, deck, now=now)
         for avoid in [None] + [item.card.pk for item in full.items[:2]]:
             sized = selectors.queue(alice, deck, size=1, avoid=avoid, now=now)
             assert sized.counts == full.counts and sized.limits == full.limits
             rest = [i for i in full.items if i.card.pk != avoid] or full.items
             assert slugs(sized) == ([(rest[0].kind, rest[0].card.slug)] if rest else [])
-
-    agree()  # all new
-    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=T0)
-    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
-    review_record(user=alice, card=other.cards.get(slug="o1"), grade=4, now=T0)
-    agree()  # due, then new
-    review_record(user=alice, card=card(small_deck, "ray-task"), grade=1, now=now)
-    review_record(user=alice, card=card(small_deck, "object-store"), grade=3, now=now)
-    agree()  # re-drills first
-    profile = profile_for(alice)
-    profile.new_cards_per_day, profile.reviews_per_day = 1, 1
-    profile.save()
-    alice.refresh_from_db()
-    agree()  # limits spent
-    profile.new_cards_per_day, profile.reviews_per_day = 0, 0
-    profile.save()
-    alice.refresh_from_db()
-    agree()  # limits of zero
-    card_suspend(user=alice, card=card(small_deck, "ray-task"))
-    other.is_published = False
-    other.save()
-    agree()  # suspended, unpublished
-    review_record(user=alice, card=card(small_deck, "object-store"), grade=4, now=now)
-    agree()  # re-drill passed: nothing left but what the limits hold back
     mine = selectors.queue(bob, deck, size=1, now=now)  # the cached SQL, another learner
     assert mine.counts == {"redrill": 0, "due": 0, "new": 5}  # other is unpublished
 
@@ -307,10 +313,7 @@ def test_the_apis_plain_queue_agrees_with_the_whole_queue(alice, bob, small_deck
     from apps.study.serializers import queue_cards_data, queue_data
 
     deck = None if whole else small_deck
-    other = Deck.objects.create(slug="other", title="Other", is_published=True)
-    part = Section.objects.create(deck=other, slug="s", order=1, title="S")
-    for i in range(4):
-        Card.objects.create(deck=other, section=part, slug=f"o{i}", order=i, front="f", back="b")
+    other = other_deck()
     now = T0 + timedelta(days=3)
 
     def agree(user=alice):
@@ -321,34 +324,11 @@ def test_the_apis_plain_queue_agrees_with_the_whole_queue(alice, bob, small_deck
             assert capped == expected | {"cards": expected["cards"][:limit]}
         return expected
 
-    assert len(agree()["cards"]) == (9 if whole else 5)  # all new
-    review_record(user=alice, card=card(small_deck, "ray-task"), grade=4, now=T0)
-    review_record(user=alice, card=card(small_deck, "ray-actor"), grade=5, now=T0)
-    review_record(user=alice, card=other.cards.get(slug="o1"), grade=4, now=T0)
-    review_record(user=alice, card=card(small_deck, "env-runner"), grade=4, now=T0 - timedelta(1))
-    agree()  # due (most overdue first), then new
-    review_record(user=alice, card=card(small_deck, "ray-task"), grade=1, now=now)
-    review_record(user=alice, card=card(small_deck, "object-store"), grade=3, now=now)
-    body = agree()  # re-drills first
-    assert [c["kind"] for c in body["cards"]][:2] == ["redrill", "redrill"]
-    assert {c["state"]["ease_factor"] for c in body["cards"][:2]} == {"2.50", "2.36"}
-    profile = profile_for(alice)
-    profile.new_cards_per_day, profile.reviews_per_day = 1, 1
-    profile.save()
-    alice.refresh_from_db()
-    agree()  # limits spent
-    profile.new_cards_per_day, profile.reviews_per_day = 3, 3
-    profile.save()
-    alice.refresh_from_db()
-    agree()  # limits partly spent
-    profile.new_cards_per_day, profile.reviews_per_day = 0, 0
-    profile.save()
-    alice.refresh_from_db()
-    agree()  # limits of zero
-    card_suspend(user=alice, card=card(small_deck, "ray-task"))
-    other.is_published = False
-    other.save()
-    agree()  # suspended, unpublished
-    review_record(user=alice, card=card(small_deck, "object-store"), grade=4, now=now)
-    agree()  # re-drill passed: nothing left but what the limits hold back
+    for step in queue_story(alice, small_deck, other, now):
+        body = agree()
+        if step == "all new":
+            assert len(body["cards"]) == (9 if whole else 5)
+        elif step == "re-drills first":
+            assert [c["kind"] for c in body["cards"]][:2] == ["redrill", "redrill"]
+            assert {c["state"]["ease_factor"] for c in body["cards"][:2]} == {"2.50", "2.36"}
     assert agree(bob)["counts"] == {"redrill": 0, "due": 0, "new": 5}  # the cached SQL, bob
