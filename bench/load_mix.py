@@ -41,6 +41,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.common import create_database, django_setup, step  # noqa: E402
+
 OUT = ROOT / "var" / "bench" / "load"
 RESULTS = ROOT / "bench" / "results"
 PG_URL = os.environ.get("LOAD_PG_URL", "postgres://raydeck:raydeck@127.0.0.1:5432/raydeck_load")
@@ -74,33 +76,11 @@ ENV = {
 }
 
 
-def django_setup():
-    os.environ.update(ENV)
-    import django
-
-    django.setup()
-
-
-def create_database():
-    import psycopg
-
-    base, name = PG_URL.rsplit("/", 1)
-    with psycopg.connect(base + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def step(label: str, started: float) -> float:
-    now = time.perf_counter()
-    print(f"  {label}: {now - started:.1f}s", flush=True)
-    return now
-
-
 def seed(learners: int, team_size: int) -> None:
     print(f"seed: {learners} learners, teams of {team_size}, into {PG_URL}")
     t = time.perf_counter()
-    create_database()
-    django_setup()
+    create_database(PG_URL)
+    django_setup(ENV)
     from importlib import import_module
 
     from django.conf import settings
@@ -563,7 +543,7 @@ def profile(repeat: int, top: int, log: Log) -> None:
     os.environ["ALLOWED_HOSTS"] = ENV["ALLOWED_HOSTS"] + ",testserver"
     ENV["ALLOWED_HOSTS"] = os.environ["ALLOWED_HOSTS"]
     reset()
-    django_setup()
+    django_setup(ENV)
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext

@@ -33,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.common import create_database, django_setup, step  # noqa: E402
+
 OUT = ROOT / "var" / "bench"
 PG_URL = os.environ.get(
     "BENCH_PG_URL", "postgres://raydeck:raydeck@127.0.0.1:5432/raydeck_bench_study"
@@ -57,33 +59,11 @@ ENV = {
 }
 
 
-def django_setup():
-    os.environ.update(ENV)
-    import django
-
-    django.setup()
-
-
-def create_database():
-    import psycopg
-
-    base, name = PG_URL.rsplit("/", 1)
-    with psycopg.connect(base + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def step(label: str, started: float) -> float:
-    now = time.perf_counter()
-    print(f"  {label}: {now - started:.1f}s", flush=True)
-    return now
-
-
 def seed(users: int, cards: int, logs: int) -> None:
     print(f"seed: {users} users, {cards} generated cards, {logs} review logs into {PG_URL}")
     t = time.perf_counter()
-    create_database()
-    django_setup()
+    create_database(PG_URL)
+    django_setup(ENV)
     from django.contrib.auth.hashers import make_password
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
@@ -255,7 +235,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def time_queue(repeat: int) -> None:
-    django_setup()
+    django_setup(ENV)
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
