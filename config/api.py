@@ -1,10 +1,12 @@
-"""API plumbing shared by every app: JSON errors a person can act on."""
+"""API plumbing shared by every app: JSON errors a person can act on, and their OpenAPI
+description on every operation."""
 
 import logging
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from rest_framework import exceptions, status
+from drf_spectacular.openapi import AutoSchema
+from rest_framework import exceptions, serializers, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.middleware import MESSAGE, RETRY_AFTER_S, is_database_unavailable
@@ -48,3 +50,46 @@ def exception_handler(exc, context):
     if database_down:
         response["Retry-After"] = str(RETRY_AFTER_S)
     return response
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every API error (config.api.exception_handler): a sentence, plus DRF's own detail or the
+    refused fields, each with its messages, for clients that point at a form field."""
+
+    error = serializers.CharField(help_text='A sentence a person can act on, e.g. "grade: grade '
+                                  'must be 0 to 5, got 7".')  # fmt: skip
+    detail = serializers.JSONField(required=False, help_text="DRF's message, when not a field's.")
+
+
+class DocumentedErrors(AutoSchema):
+    """The OpenAPI description of every API view (REST_FRAMEWORK's DEFAULT_SCHEMA_CLASS):
+    besides its successes, the JSON errors it can answer with (400 for a refused body, 403 for
+    no or a wrong token or no permission, 404 for an id or slug that names nothing the caller
+    may see, 429 once a throttle's rate is spent, 503 while the database is out of reach; a
+    view lists any others itself), each with the Error body. Request bodies are
+    documented as JSON, the API's format; an upload view keeps its multipart form."""
+
+    def map_parsers(self):
+        media_types = super().map_parsers()
+        return ["application/json"] if "application/json" in media_types else media_types
+
+    def error_codes(self) -> dict[str, str]:
+        codes = {}
+        if self.method in ("POST", "PUT", "PATCH"):
+            codes["400"] = "The request was refused: the error names the field and why."
+        codes["403"] = "Not signed in, a token that is not valid, or not allowed to do this."
+        if "{" in self.path:
+            codes["404"] = "No such thing, or not one the caller may see."
+        codes["429"] = "Too many requests (config.security throttles): retry after Retry-After."
+        codes["503"] = "The database is out of reach for a moment: retry in a few seconds."
+        return codes
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        for code, description in self.error_codes().items():
+            responses.setdefault(code, {"description": description})
+        for code, response in responses.items():
+            if int(code) >= 400 and not response.get("content"):
+                body = self._get_response_for_code(ErrorSerializer, code, direction=direction)
+                response["content"] = body["content"]
+        return responses

@@ -8,7 +8,6 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from apps.accounts.export import KINDS, export_response
-from apps.decks.api import DocumentedErrors
 
 
 class FirstRenderer(BaseContentNegotiation):
@@ -26,7 +25,6 @@ _KINDS = ", ".join(kind.name for kind in KINDS)
 
 class ExportJSON(APIView):
     content_negotiation_class = FirstRenderer
-    schema = DocumentedErrors()
 
     @extend_schema(
         operation_id="me_export_json",
@@ -44,7 +42,6 @@ class ExportJSON(APIView):
 
 class ExportZip(APIView):
     content_negotiation_class = FirstRenderer
-    schema = DocumentedErrors()
 
     @extend_schema(
         operation_id="me_export_zip",

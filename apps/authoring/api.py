@@ -43,7 +43,6 @@ from apps.authoring.serializers import (
     RestoreSerializer,
     RevisionSerializer,
 )
-from apps.decks.api import DocumentedErrors
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.markdown import render_markdown
 from apps.decks.models import Card, Section
@@ -71,7 +70,6 @@ def service_errors():
 
 class AuthorView:
     permission_classes = [permissions.IsAuthenticated, IsAuthor]
-    schema = DocumentedErrors()
 
 
 class Conflict(APIException):

@@ -6,15 +6,6 @@ from apps.decks.content import SLUG_RE
 from apps.decks.models import Card, Deck, Section
 
 
-class ErrorSerializer(serializers.Serializer):
-    """Every API error (config.api.exception_handler): a sentence, plus DRF's own detail or the
-    refused fields, each with its messages, for clients that point at a form field."""
-
-    error = serializers.CharField(help_text='A sentence a person can act on, e.g. "grade: grade '
-                                  'must be 0 to 5, got 7".')  # fmt: skip
-    detail = serializers.JSONField(required=False, help_text="DRF's message, when not a field's.")
-
-
 # JSON bodies are taken as the schema types them. DRF alone would store 7 for the text "7" and
 # read 0 or "yes" as false or true; a client sending those has a bug worth a 400 that says so.
 class JSONCharField(serializers.CharField):

@@ -9,7 +9,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.decks.api import DocumentedErrors
 from apps.demos import selectors, services
 from apps.demos.ray_demos import DEMOS, DemoUnavailable, ParamError, missing_extras
 from apps.demos.serializers import DemoRunCreateSerializer, DemoRunSerializer, DemoSerializer
@@ -21,7 +20,6 @@ class DemoList(APIView):
     """Every live demo with its parameters (type, default, bounds, help) and its cards."""
 
     permission_classes = [permissions.AllowAny]
-    schema = DocumentedErrors()
 
     @extend_schema(responses=DemoSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -45,8 +43,6 @@ class DemoList(APIView):
 
 class DemoRunCreate(APIView):
     """Queue a run of a demo for the demos worker; poll GET /api/demo-runs/{id}/ for points."""
-
-    schema = DocumentedErrors()
 
     @extend_schema(
         request=DemoRunCreateSerializer,
@@ -77,8 +73,6 @@ class DemoRunCreate(APIView):
 class DemoRunDetail(APIView):
     """One of the caller's runs, with its points after ?since=N (someone else's: 404)."""
 
-    schema = DocumentedErrors()
-
     @extend_schema(
         parameters=[
             OpenApiParameter("since", OpenApiTypes.INT, description="only points with seq > N")
@@ -102,8 +96,6 @@ class DemoRunDetail(APIView):
 
 class DemoRunCancel(APIView):
     """Cancel one of the caller's runs: at once if queued, within a second if running."""
-
-    schema = DocumentedErrors()
 
     @extend_schema(request=None, responses={200: DemoRunSerializer, 404: ERROR})
     def post(self, request: Request, run_id: int) -> Response:

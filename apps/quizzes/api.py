@@ -6,7 +6,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.decks.api import DocumentedErrors
 from apps.decks.models import Card
 from apps.quizzes import selectors, services
 from apps.quizzes.models import Attempt, Question, Quiz
@@ -27,7 +26,6 @@ class QuizList(generics.ListAPIView):
 
     serializer_class = QuizListSerializer
     permission_classes = [permissions.AllowAny]
-    schema = DocumentedErrors()
     pagination_class = None
 
     def get_queryset(self):
@@ -79,7 +77,6 @@ def quiz_document(quiz: Quiz, attempt: Attempt | None) -> dict:
 
 class QuizDetail(APIView):
     permission_classes = [permissions.AllowAny]
-    schema = DocumentedErrors()
 
     @extend_schema(
         responses={200: QuizDetailSerializer, 404: ERROR},
@@ -132,7 +129,6 @@ def result_document(quiz: Quiz, scored: dict, attempt: Attempt | None) -> dict:
 
 class AttemptCreate(APIView):
     permission_classes = [permissions.IsAuthenticated]
-    schema = DocumentedErrors()
 
     @extend_schema(
         request=AttemptCreateSerializer,

@@ -10,7 +10,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import profile_for
-from apps.decks.api import DocumentedErrors
 from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
 from apps.study import scheduler, selectors, services
@@ -49,8 +48,6 @@ def queue_limit(raw: str | None) -> int | None:
 
 
 class QueueView(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         parameters=[
             OpenApiParameter("deck", str, description="Deck slug; all decks if absent."),
@@ -85,8 +82,6 @@ class QueueView(APIView):
 
 
 class ReviewCreate(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         request=ReviewCreateSerializer,
         responses={
@@ -120,8 +115,6 @@ class ReviewCreate(APIView):
 
 
 class ReviewUndo(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         request=None,
         responses={200: UndoSerializer, 409: OpenApiResponse(description="Nothing to undo.")},
@@ -136,8 +129,6 @@ class ReviewUndo(APIView):
 
 
 class CardStateView(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(responses=CardStateSerializer, summary="Your SM-2 state for one card")
     def get(self, request: Request, card_id: int) -> Response:
         card = visible_card(request.user, card_id)

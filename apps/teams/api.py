@@ -15,7 +15,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.decks.api import DocumentedErrors
 from apps.decks.models import Deck
 from apps.teams import selectors, services
 from apps.teams.serializers import (
@@ -126,8 +125,6 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
 
 
 class TeamListCreate(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         summary="Your teams",
         description="The teams you belong to, with your role and whether you hid your details.",
@@ -163,8 +160,6 @@ class TeamListCreate(APIView):
 
 
 class TeamProgress(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         summary="A team's progress",
         description=(
@@ -187,8 +182,6 @@ class TeamProgress(APIView):
 
 
 class InviteCreate(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         summary="Create an invite link",
         description="Owners only (403 otherwise). Single-use by default; `max_uses: null` makes "
@@ -223,8 +216,6 @@ class InviteCreate(APIView):
 
 
 class TeamJoin(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         summary="Join a team with an invite token",
         description="201 with the membership. An unknown, expired, revoked or used-up token, or "
@@ -248,8 +239,6 @@ class TeamJoin(APIView):
 
 
 class MemberDelete(APIView):
-    schema = DocumentedErrors()
-
     @extend_schema(
         summary="Remove a member (or leave)",
         description="An owner removes a member. Anyone may remove themself, which is leaving; "
