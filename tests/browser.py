@@ -7,13 +7,18 @@ import shutil
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# How long a browser test waits for what the page should show. Waits end as soon as it shows, so
+# this is only the bound on a busy machine (2 cores running two suites), never a pause.
+WAIT_MS = int(os.environ.get("E2E_WAIT_MS", "45000"))
 
 
 @pytest.fixture(scope="session")
 def browser():
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
         pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=WAIT_MS)
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -29,7 +34,7 @@ def browser():
 @pytest.fixture
 def page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1100, "height": 900})
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     yield page
     context.close()
@@ -41,7 +46,7 @@ def phone_page(browser, live_server):
         base_url=live_server.url, viewport={"width": 390, "height": 844}, is_mobile=True,
         has_touch=True,
     )  # fmt: skip
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     yield page
     context.close()

@@ -29,6 +29,19 @@ def fresh_cache(settings, tmp_path_factory):
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def celery_left_as_found():
+    """A test that points the shared Celery app at another broker must put it back: otherwise
+    every later test enqueues to the wrong place, and only when it happens to run later."""
+    from config.celery import app
+
+    before = app.conf.broker_url
+    yield
+    assert app.conf.broker_url == before, (
+        f"this test left Celery's broker_url at {app.conf.broker_url!r} (was {before!r})"
+    )
+
+
 def _user(django_user_model, username: str, **extra):
     user = django_user_model.objects.create_user(
         username=username, password=f"pw-{username}-123", **extra

@@ -1,5 +1,6 @@
 """Demo pages and API, as alice and bob use them. No Ray here: runs are only queued."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -235,17 +236,31 @@ def test_alice_cancels_her_queued_run_from_its_page(client, alice):
 
 
 @pytest.fixture
-def broker_down(monkeypatch):
-    """The real Celery app, pointed at a Redis port where nothing listens."""
+def broker_down():
+    """The real Celery app, pointed at a Redis port where nothing listens, and put back whole."""
     from config.celery import app
 
     nowhere = "redis://127.0.0.1:1/0"
-    monkeypatch.setenv("CELERY_BROKER_URL", nowhere)  # Celery reads it before its conf
-    monkeypatch.delenv("CELERY_BROKER_WRITE_URL", raising=False)
-    saved = app.conf.broker_url, app._pool, app.amqp._producer_pool
+    env = {k: os.environ.get(k) for k in ("CELERY_BROKER_URL", "CELERY_BROKER_WRITE_URL")}
+    # Read before the environment changes: Celery's broker_url prefers CELERY_BROKER_URL, so
+    # reading it afterwards would "restore" the dead address for every later test.
+    real = app.conf.broker_url
+    saved_pools = app._pool, app.amqp._producer_pool
+    os.environ["CELERY_BROKER_URL"] = nowhere
+    os.environ.pop("CELERY_BROKER_WRITE_URL", None)
     app.conf.broker_url, app._pool, app.amqp._producer_pool = nowhere, None, None
-    yield
-    app.conf.broker_url, app._pool, app.amqp._producer_pool = saved
+    try:
+        yield
+    finally:
+        if app._pool is not None:  # connections to the dead address, made by this test
+            app._pool.force_close_all()
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        app.conf.broker_url = real
+        app._pool, app.amqp._producer_pool = saved_pools
 
 
 @pytest.mark.django_db(transaction=True)  # on_commit runs at the commit, as in production
