@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
 
-.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load
+.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
+	ray-cluster ray-cluster-stop ray-cluster-status
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -34,6 +35,17 @@ test: install
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+## ray-cluster: a real two-node Ray cluster on this machine (deploy/ray-local-cluster.sh); it
+## prints the RAY_ADDRESS and token variables to start `make run` with.
+ray-cluster: install
+	deploy/ray-local-cluster.sh up
+
+ray-cluster-stop:
+	deploy/ray-local-cluster.sh down
+
+ray-cluster-status:
+	deploy/ray-local-cluster.sh status
 
 ## Benchmarks (by hand, not in CI; see bench/README-*.md for set-up and figures)
 bench-study: install

@@ -8,20 +8,55 @@ RAY_ADDRESS empty: start a local Ray in this process, capped at RAY_NUM_CPUS.
 from __future__ import annotations
 
 import logging
+import socket
 import time
 from pathlib import Path
 
 from django.conf import settings
 
+from apps.demos.ray_demos.base import ClusterUnreachable
+
 log = logging.getLogger(__name__)
 
 
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of ray://host:port or host:port; None for "auto" and the like."""
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def reachable(address: str, timeout_s: float = 2.0) -> str | None:
+    """None when something listens at the address, else why not (checked in a few ms)."""
+    target = _host_port(address)
+    if target is None:
+        return None
+    try:
+        socket.create_connection(target, timeout=timeout_s).close()
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
 def connect(*, retry_for_s: float = 30.0) -> None:
+    """Connect this process once; every run first checks the cluster is still there, so a run
+    started while it is down fails at once instead of waiting on a dead connection."""
     import ray
 
+    address = settings.RAY_ADDRESS
+    if address:
+        problem = reachable(address)
+        if problem is not None:
+            if ray.is_initialized():
+                ray.shutdown()  # a later run reconnects once the cluster is back
+            raise ClusterUnreachable(
+                f"Ray cluster unreachable at {address} ({problem}): is the Ray head running, "
+                "and does RAY_ADDRESS name it?"
+            )
     if ray.is_initialized():
         return
-    address = settings.RAY_ADDRESS
     start = time.monotonic()
     if not address:
         ray.init(

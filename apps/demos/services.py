@@ -79,6 +79,7 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
             f"({', '.join(missing)} missing)"
         )
     cleaned = validate_params(spec, params)
+    _check_nodes(spec, cleaned)
     limit = settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER
     # Lock the user's row so two quick clicks cannot both pass the limit.
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
@@ -91,6 +92,29 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
     run = DemoRun.objects.create(user=user, demo=spec.slug, params=cleaned)
     transaction.on_commit(lambda: _enqueue(run))
     return run
+
+
+def _check_nodes(spec, cleaned: dict) -> None:
+    """Refuse params that ask for more Ray nodes than the multi-node cluster the demos worker
+    last ran on (the web never connects to Ray). On one node the demo runs and says so."""
+    needed = spec.nodes_needed(cleaned)
+    if needed <= 1:
+        return
+    seen = (
+        DemoRun.objects.filter(cluster_nodes__isnull=False)
+        .order_by("-id")
+        .values_list("cluster_nodes", "started_at")
+        .first()
+    )
+    if seen and 2 <= seen[0] < needed:
+        nodes, at = seen
+        when = f" (seen {timezone.localtime(at):%Y-%m-%d %H:%M})" if at else ""
+        raise ParamError(
+            {
+                spec.nodes_param: f"{spec.nodes_param} asks for {needed} Ray nodes, and the "
+                f"cluster the demos worker last ran on has {nodes}{when}: lower it, or add nodes"
+            }
+        )
 
 
 def _enqueue(run: DemoRun) -> None:

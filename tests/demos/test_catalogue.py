@@ -11,9 +11,10 @@ from apps.demos.ray_demos import DEMOS, Deadline, ParamError, get_demo, validate
 from apps.demos.ray_demos.base import DeadlineExceeded, DemoCancelled
 
 
-def test_catalogue_has_the_ten_demos_of_the_design():
-    assert len(DEMOS) == 10
-    assert len({d.slug for d in DEMOS}) == 10
+def test_catalogue_has_the_ten_demos_of_the_design_and_four_for_a_cluster():
+    assert len(DEMOS) == 14
+    assert len({d.slug for d in DEMOS}) == 14
+    assert sum(d.slug.startswith("cluster-") for d in DEMOS) == 4
 
 
 @pytest.mark.parametrize("spec", DEMOS, ids=lambda s: s.slug)

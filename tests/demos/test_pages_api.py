@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from apps.demos.models import DemoPoint, DemoRun
+from apps.demos.ray_demos import DEMOS
 
 pytestmark = pytest.mark.django_db
 Status = DemoRun.Status
@@ -29,7 +30,7 @@ def finished_run(user, demo="tasks-vs-actors", **fields) -> DemoRun:
 
 def test_the_catalogue_lists_every_demo_with_its_cards(client, seeded):
     page = client.get(reverse("demos:index")).content.decode()
-    assert page.count('<li class="card">') == 10
+    assert page.count('<li class="card">') == len(DEMOS)
     assert "Placement groups: gangs vs piecemeal" in page
     assert "placement-group-deadlock" in page  # a linked card
 
@@ -135,7 +136,7 @@ def test_cards_say_see_it_live(client, seeded):
 def test_api_lists_demos_with_typed_bounded_params(api_client, seeded):
     demos = api_client.get("/api/demos/").json()
     by_slug = {d["slug"]: d for d in demos}
-    assert len(demos) == 10
+    assert len(demos) == len(DEMOS)
     n_items = by_slug["tasks-vs-actors"]["params"][0]
     assert n_items == {
         "name": "n_items", "type": "int", "default": 12, "min": 1.0, "max": 64.0,

@@ -41,6 +41,10 @@ class DemoUnavailable(RuntimeError):
     """An optional extra the demo needs (e.g. torch) is not installed."""
 
 
+class ClusterUnreachable(DemoUnavailable):
+    """Nothing answers at RAY_ADDRESS: the run fails at once, saying where it looked."""
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -155,6 +159,10 @@ class DemoSpec:
     time_limit_s: int = 60  # the run is stopped after this; defaults finish well within
     # About how many points a run with these params reports: drives the progress bar.
     expected_points: Callable[[Mapping[str, Any]], int] = lambda params: 50
+    # Ray nodes these params ask for, and the parameter that asks: checked against the cluster
+    # the demos worker last ran on, so a run that cannot fit is refused before it is queued.
+    nodes_needed: Callable[[Mapping[str, Any]], int] = lambda params: 1
+    nodes_param: str = ""
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)

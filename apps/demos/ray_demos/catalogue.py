@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 from .base import Chart, DemoSpec, Param, Series
+from .cluster_catalogue import CLUSTER_DEMOS
 
 DEMOS: tuple[DemoSpec, ...] = (
     DemoSpec(
@@ -266,6 +267,8 @@ DEMOS: tuple[DemoSpec, ...] = (
         time_limit_s=120,
     ),
 )
+
+DEMOS += CLUSTER_DEMOS
 
 BY_SLUG = {spec.slug: spec for spec in DEMOS}
 

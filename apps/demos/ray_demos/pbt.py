@@ -11,6 +11,8 @@ import json
 import math
 import shutil
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from ray.tune import Callback, Checkpoint, Stopper
 from ray.tune.schedulers import PopulationBasedTraining
 
 from .base import Deadline, DemoStopped, Report
-from .raytools import cluster_cpus, owned, wait_all
+from .raytools import POLL_S, cluster_cpus, owned, wait_all
 
 LR_LOW, LR_HIGH = 1e-3, 1.0
 DIM, UPDATES_PER_STEP, NOISE = 10, 125, 1.0
@@ -65,49 +67,76 @@ def toy_training(config: dict) -> None:
             tune.report(metrics)
 
 
+@ray.remote(num_cpus=0)
+class _Relay:
+    """Carries points from Tune's callback to the driver, and the driver's stop to Tune.
+
+    Under Ray Client, Tune runs the whole experiment on the cluster, so its callbacks and
+    stoppers are pickled there: they must hold nothing of the driver's (its report() writes to
+    the app's database), only this actor's handle."""
+
+    def __init__(self):
+        self.points: list[dict] = []
+        self.stop = False
+
+    def push(self, point: dict) -> None:
+        self.points.append(point)
+
+    def take(self) -> list[dict]:
+        points, self.points = self.points, []
+        return points
+
+    def request_stop(self) -> None:
+        self.stop = True
+
+    def should_stop(self) -> bool:
+        return self.stop
+
+
 class _Points(Callback):
     """Reports the population's best score at each step once every trial has passed it."""
 
-    def __init__(self, series: str, report: Report):
-        self.series, self.report = series, report
+    def __init__(self, series: str, relay):
+        self.series, self.relay = series, relay
         self.best: dict[int, float] = {}
         self.last_step: dict[str, int] = {}
-        self.lrs: dict[str, list[float]] = {}
         self.sent = 0
 
     def on_trial_result(self, iteration, trials, trial, result, **info):
         step = int(result["step"])
         self.best[step] = max(self.best.get(step, -99.0), float(result["score"]))
         self.last_step[trial.trial_id] = step
-        self.lrs.setdefault(trial.trial_id, []).append(float(result["lr"]))
         self.flush(min(self.last_step.values()) if len(self.last_step) == len(trials) else 0)
+
+    def on_experiment_end(self, trials, **info):
+        self.flush(max(self.best, default=0))
 
     def flush(self, upto: int) -> None:
         while self.sent < upto:
             self.sent += 1
             if self.sent in self.best:
                 best = round(self.best[self.sent], 3)
-                self.report({"series": self.series, "x": self.sent, "y": best})
+                self.relay.push.remote({"series": self.series, "x": self.sent, "y": best})
 
 
-class _DeadlineStopper(Stopper):
-    def __init__(self, deadline: Deadline):
-        self.deadline, self.reason = deadline, None
+class _RelayStopper(Stopper):
+    """Stops every trial once the driver asks (its deadline, or a cancel)."""
+
+    def __init__(self, relay):
+        self.relay, self.asked, self.checked = relay, False, 0.0
 
     def __call__(self, trial_id, result) -> bool:
         return False
 
     def stop_all(self) -> bool:
-        try:
-            self.deadline.check()
-        except DemoStopped as exc:
-            self.reason = exc
-            return True
-        return False
+        if not self.asked and time.monotonic() - self.checked >= 0.25:
+            self.checked = time.monotonic()
+            self.asked = bool(ray.get(self.relay.should_stop.remote(), timeout=10))
+        return self.asked
 
 
-def _fit(name, config, scheduler, series, trials, share, storage, report, deadline):
-    points, stopper = _Points(series, report), _DeadlineStopper(deadline)
+def _fit(name, config, scheduler, series, trials, share, storage, report, deadline, scope):
+    relay = scope.actor(_Relay.remote())
     tuner = tune.Tuner(
         tune.with_resources(toy_training, {"cpu": share}),
         param_space=config,
@@ -122,22 +151,40 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
         run_config=tune.RunConfig(
             name=name,
             storage_path=storage,
-            stop=stopper,
-            callbacks=[points],
+            stop=_RelayStopper(relay),
+            callbacks=[_Points(series, relay)],
             verbose=0,
             checkpoint_config=tune.CheckpointConfig(num_to_keep=4),
         ),
     )
-    results = tuner.fit()
-    if stopper.reason is not None:
-        raise stopper.reason
-    points.flush(max(points.best, default=0))
+    # Tune runs in a thread; this one relays points to report() and checks the deadline, so
+    # the demo's database writes stay on the thread that opened its connection.
+    outcome: dict = {}
+    fitting = threading.Thread(target=lambda: outcome.update(results=tuner.fit()), daemon=True)
+    fitting.start()
+    stopped: DemoStopped | None = None
+    while fitting.is_alive():
+        fitting.join(timeout=POLL_S)
+        for point in ray.get(relay.take.remote(), timeout=10):
+            report(point)
+        if stopped is None:
+            try:
+                deadline.check()
+            except DemoStopped as exc:
+                stopped = exc
+                relay.request_stop.remote()
+    for point in ray.get(relay.take.remote(), timeout=10):
+        report(point)
+    if stopped is not None:
+        raise stopped
+    if "results" not in outcome:
+        raise RuntimeError("Ray Tune stopped without results (see the worker's log)")
+    results = outcome["results"]
     errors = [r.error for r in results if r.error]
     if errors:
         raise RuntimeError(f"a Tune trial failed: {errors[0]}")
     best = results.get_best_result(metric="score", mode="max")
-    lr_path = max(points.lrs.values(), key=len) if points.lrs else []
-    return float(best.metrics["score"]), best, lr_path
+    return float(best.metrics["score"]), best
 
 
 def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
@@ -153,30 +200,33 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 deadline,
                 what="the fixed-grid trainings",
             )
-        for step in range(steps):
-            report({"series": "grid", "x": step + 1, "y": round(max(c[step] for c in curves), 3)})
-        finals = [c[-1] for c in curves]
-        grid_score, grid_lr = max(finals), grid[int(np.argmax(finals))]
-        pbt = PopulationBasedTraining(
-            time_attr="training_iteration",
-            perturbation_interval=every,
-            hyperparam_mutations={"lr": tune.loguniform(LR_LOW, LR_HIGH)},
-            quantile_fraction=0.5,
-            synch=True,  # exploit on the whole population, however the trials are scheduled
-            resample_probability=0.25,
-            perturbation_factors=(2.5, 0.4),  # explore in big log-space moves
-        )
-        pbt_score, pbt_best, _ = _fit(
-            "pbt",
-            {**base, "lr": tune.sample_from(lambda _: float(np.random.choice(grid)))},
-            pbt,
-            "pbt",
-            trials,
-            share,
-            storage,
-            report,
-            deadline,
-        )
+            for step in range(steps):
+                report(
+                    {"series": "grid", "x": step + 1, "y": round(max(c[step] for c in curves), 3)}
+                )
+            finals = [c[-1] for c in curves]
+            grid_score, grid_lr = max(finals), grid[int(np.argmax(finals))]
+            pbt = PopulationBasedTraining(
+                time_attr="training_iteration",
+                perturbation_interval=every,
+                hyperparam_mutations={"lr": tune.loguniform(LR_LOW, LR_HIGH)},
+                quantile_fraction=0.5,
+                synch=True,  # exploit on the whole population, however the trials are scheduled
+                resample_probability=0.25,
+                perturbation_factors=(2.5, 0.4),  # explore in big log-space moves
+            )
+            pbt_score, pbt_best = _fit(
+                "pbt",
+                {**base, "lr": tune.sample_from(lambda _: float(np.random.choice(grid)))},
+                pbt,
+                "pbt",
+                trials,
+                share,
+                storage,
+                report,
+                deadline,
+                scope,
+            )
     finally:
         shutil.rmtree(storage, ignore_errors=True)
     return {

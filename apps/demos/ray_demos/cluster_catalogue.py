@@ -1,0 +1,105 @@
+"""The demos that only a multi-node Ray cluster shows. Imports no Ray: the web reads this.
+
+On one node each says so in its verdict and shows what it can; `make ray-cluster` starts the
+two-node cluster they are written for (deploy/ray-local-cluster.sh).
+"""
+
+from __future__ import annotations
+
+from .base import Chart, DemoSpec, Param, Series
+
+CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
+    DemoSpec(
+        slug="cluster-objects",
+        title="Cluster: an object on its own node vs fetched from another",
+        description="A large NumPy array is made on one node, then read by a task on that node "
+        "and by a task on another node, twice. Each read's ray.get is timed inside the task.",
+        what_to_see="Compare the three lines: a read on the node that holds the object maps its "
+        "shared memory; the first read on another node has to move the bytes over; a second "
+        "read there uses the copy the first one left. The summary gives the bytes moved.",
+        params=(
+            Param("size_mb", "int", 100, 1, 200, "array size in megabytes"),
+            Param("trials", "int", 3, 1, 6, "repeated trials (a fresh array each)"),
+        ),
+        chart=Chart(
+            "trial",
+            "",
+            "ray.get time",
+            "ms",
+            (
+                Series("same_node", "same node (zero-copy)"),
+                Series("other_node", "other node, first read"),
+                Series("other_again", "other node, read again"),
+            ),
+            y_log=True,
+        ),
+        module="cluster_objects",
+        expected_points=lambda p: 3 * p["trials"],
+    ),
+    DemoSpec(
+        slug="cluster-placement",
+        title="Cluster: where placement-group bundles land",
+        description="Placement groups with the PACK and STRICT_SPREAD strategies, and a strictly "
+        "spread group with one bundle more than the cluster has nodes.",
+        what_to_see="Each point is a bundle and the node it was placed on. Look at how many "
+        "nodes each strategy used, and at the free CPUs while the oversized group waits.",
+        params=(
+            Param("bundles", "int", 2, 1, 8, "bundles in the PACK group"),
+            Param("spread_bundles", "int", 2, 2, 8, "bundles in the STRICT_SPREAD group"),
+            Param("bundle_cpus", "float", 0.5, 0.1, 1, "CPUs each bundle reserves"),
+            Param("infeasible_wait_s", "float", 1.5, 0.5, 10, "wait for the oversized group, s"),
+        ),
+        chart=Chart(
+            "bundle",
+            "",
+            "node",
+            "",
+            (Series("pack", "PACK"), Series("spread", "STRICT_SPREAD")),
+        ),
+        module="cluster_placement",
+        expected_points=lambda p: p["bundles"] + p["spread_bundles"],
+        nodes_needed=lambda p: p["spread_bundles"],
+        nodes_param="spread_bundles",
+    ),
+    DemoSpec(
+        slug="cluster-node-failure",
+        title="Cluster: a worker node dies mid-run",
+        description="A learner actor and a large object live on a worker node; mid-run the "
+        "node's raylet is killed (SIGKILL), taking every process of that node with it. Only a "
+        "node offering the raydeck-chaos resource is ever killed.",
+        what_to_see="Look at the step times around the kill and at the restart point: how long "
+        "the learner took to answer again, and from which node. The summary says how many "
+        "times the object's task ran, and where.",
+        params=(
+            Param("steps", "int", 12, 3, 60, "learner steps"),
+            Param("kill_at_step", "int", 5, 2, 59, "step at which the node is killed"),
+            Param("work_ms", "int", 50, 1, 500, "CPU time per learner step, ms"),
+            Param("object_mb", "int", 20, 1, 100, "size of the object that lives on the node"),
+        ),
+        chart=Chart(
+            "step",
+            "",
+            "time",
+            "ms",
+            (Series("step_ms", "learner step"), Series("restart", "kill to answering again")),
+        ),
+        module="cluster_failure",
+        expected_points=lambda p: p["steps"] + 1,
+        time_limit_s=120,
+    ),
+    DemoSpec(
+        slug="cluster-scheduling",
+        title="Cluster: custom resources and an unschedulable task",
+        description="Tasks that ask for a custom resource only one node offers, and one task "
+        "that asks for a resource no node offers.",
+        what_to_see="Each point is a steered task and the node it ran on. The summary says what "
+        "became of the task that asked for the impossible.",
+        params=(
+            Param("tasks", "int", 8, 1, 32, "steered tasks"),
+            Param("unschedulable_wait_s", "float", 1.5, 0.5, 10, "wait for the impossible task"),
+        ),
+        chart=Chart("task", "", "node", "", (Series("steered", "steered task"),)),
+        module="cluster_scheduling",
+        expected_points=lambda p: p["tasks"],
+    ),
+)

@@ -1,0 +1,125 @@
+"""Where placement-group bundles land: PACK puts them on as few nodes as fit, STRICT_SPREAD
+on distinct nodes; a group that no cluster can hold stays pending and reserves nothing."""
+
+from __future__ import annotations
+
+import time
+
+import ray
+from ray.util.placement_group import placement_group, placement_group_table
+
+from .base import Deadline, ParamError, Report
+from .nodes import alive_nodes, name_of
+from .raytools import POLL_S, cluster_cpus, free_cpus, owned
+
+
+def _placed(pg, deadline: Deadline, what: str) -> list[str]:
+    ready = pg.ready()
+    while True:
+        deadline.check_for(what)
+        done, _ = ray.wait([ready], timeout=POLL_S)
+        if done:
+            table = placement_group_table(pg)
+            return [table["bundles_to_node_id"][i] for i in range(len(table["bundles"]))]
+
+
+def too_few_nodes(spread: int, nodes: int) -> str:
+    return (
+        f"spread_bundles: {spread} strictly spread bundles need {spread} Ray nodes (one "
+        f"bundle each), and the cluster has {nodes}"
+    )
+
+
+def _settled_free_cpus(deadline: Deadline) -> float:
+    """Free CPUs once the groups just removed have handed theirs back (it is asynchronous)."""
+    total = cluster_cpus()
+    for _ in range(20):
+        if free_cpus() >= total:
+            break
+        deadline.check()
+        time.sleep(0.1)
+    return free_cpus()
+
+
+def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+    bundles, cpus, wait_s = params["bundles"], params["bundle_cpus"], params["infeasible_wait_s"]
+    nodes = alive_nodes()
+    n, spread = len(nodes), params["spread_bundles"]
+    if spread > n >= 2:
+        raise ParamError({"spread_bundles": too_few_nodes(spread, n)})
+    groups = [("pack", "PACK", bundles)] + ([("spread", "STRICT_SPREAD", spread)] if n >= 2 else [])
+    placed: dict[str, list[str]] = {}
+    with owned() as scope:
+        for series, strategy, count in groups:
+            pg = scope.group(placement_group([{"CPU": cpus}] * count, strategy=strategy))
+            where = [
+                name_of(node, nodes) for node in _placed(pg, deadline, f"the {strategy} group")
+            ]
+            placed[series] = where
+            for i, name in enumerate(where):
+                index = next(k for k, node in enumerate(nodes) if node.name == name)
+                report({"series": series, "x": i + 1, "y": index + 1})
+            ray.util.remove_placement_group(pg)
+            scope.groups.remove(pg)
+        # One bundle more than there are nodes, each on its own node: no cluster of n can.
+        before = _settled_free_cpus(deadline)
+        start = time.perf_counter()
+        pg = scope.group(placement_group([{"CPU": cpus}] * (n + 1), strategy="STRICT_SPREAD"))
+        done, _ = ray.wait([pg.ready()], timeout=min(wait_s, deadline.remaining()))
+        during = free_cpus()
+        state = placement_group_table(pg)["state"]
+        waited = time.perf_counter() - start
+
+    placed.setdefault("spread", [])
+    pack_nodes, spread_nodes = len(set(placed["pack"])), len(set(placed["spread"]))
+    pending = not done
+    figures = {
+        "nodes": n,
+        "node_names": [node.name for node in nodes],
+        "pack_bundles_on": placed["pack"],
+        "spread_bundles_on": placed["spread"],
+        "infeasible_state": state,
+        "infeasible_waited_s": round(waited, 2),
+        "free_cpus_before": before,
+        "free_cpus_while_pending": during,
+    }
+    claim = ("PACK's bundles share one node, STRICT_SPREAD's each get their own, and a group "
+             "of more bundles than nodes stays pending without reserving a CPU")  # fmt: skip
+    fits_one = bundles * cpus <= max(node.cpus for node in nodes)
+    checks = {
+        "pack on one node": pack_nodes == 1 or not fits_one,
+        "spread on distinct nodes": spread_nodes == spread,
+        "oversized group pending": pending,
+        "nothing reserved while pending": during >= before,
+    }
+    failed = [name for name, ok in checks.items() if not ok]
+    if n < 2:
+        verdict = "inconclusive"
+        reason = ("this Ray cluster has one node: PACK and STRICT_SPREAD look the same, and "
+                  "only the oversized group (two bundles, one node) can be shown")  # fmt: skip
+    elif failed:
+        verdict, reason = "not_shown", "not seen: " + ", ".join(failed)
+    else:
+        verdict, reason = "shown", ""
+    if not fits_one and n >= 2:
+        reason = (reason + "; " if reason else "") + (
+            f"{bundles} bundles of {cpus:g} CPU do not fit on one node, so PACK spread them"
+        )
+    return {
+        **figures,
+        "checks": checks,
+        "claim": claim,
+        "verdict": verdict,
+        "reason": reason,
+        "effect": (
+            f"PACK put {bundles} bundles on {pack_nodes} node(s) ({', '.join(placed['pack'])}); "
+            + (
+                f"STRICT_SPREAD put {spread} bundles on {spread_nodes} "
+                f"({', '.join(placed['spread'])}); "
+                if placed["spread"]
+                else ""
+            )
+            + f"{n + 1} strictly spread bundles on {n} node(s) stayed {state.lower()} for "
+            f"{waited:.1f} s with {during:g} of {before:g} CPUs still free, then were removed"
+        ),
+    }
