@@ -55,7 +55,7 @@ from django.db.models.functions import Cast, TruncDate
 from django.http import Http404
 from django.utils import timezone
 
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Attempt, Quiz
 from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Invite, Membership, Team
@@ -404,7 +404,7 @@ def _compute_team_progress(
         SectionFigure(section=s, card_count=s.card_count)
         for s in Section.objects.filter(deck=deck)
         .select_related("deck")
-        .annotate(card_count=Count("cards"))
+        .annotate(card_count=Count("cards", filter=CARDS_IN_USE))
         .order_by("order", "id")
     ]  # query 2
     card_count = sum(s.card_count for s in sections)
