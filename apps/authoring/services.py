@@ -15,6 +15,7 @@ Two rules hold everywhere:
   revision, so the text before any edit can always be restored.
 """
 
+import dataclasses
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -41,6 +42,7 @@ from apps.decks.selectors import card_names
 from apps.demos.models import DemoCardLink
 from apps.demos.ray_demos.catalogue import get_demo
 from apps.quizzes.content import _apply_question, _parse_question
+from apps.quizzes.lint import lint_documents
 from apps.quizzes.models import Question, Quiz
 from apps.study.services import card_learners_requeue
 
@@ -168,6 +170,8 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
             clean[key.removeprefix("card_")] = _text(fields[key])
             if key == "front" and not clean[key]:
                 errors[key] = f"{key} must not be empty"
+    if len(clean.get("source", "")) > 500:
+        errors["card_source"] = "source is longer than 500 characters"
     if "kind" in fields:
         clean["kind"] = (fields["kind"] or Card.Kind.BASIC).strip()
         if clean["kind"] not in KINDS:
@@ -290,6 +294,8 @@ def card_update(
     unknown = set(fields) - set(CARD_FIELDS)
     if unknown:
         raise ValidationError({sorted(unknown)[0]: "not a card field"})
+    if fields.get("slug") == card.slug:
+        fields["slug"] = card.note_slug or card.slug  # the card's own slug: the note keeps its
     clean = _card_clean(card.deck, fields, card)
     if clean.get("kind", card.kind) != card.kind:
         raise ValidationError(
@@ -729,6 +735,7 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
     if deck is not None:
         before = {c.slug: card_data(c) for c in deck.cards.select_related("section")}
     result = deck_apply(doc, dry_run=dry_run)
+    result.warnings = [str(f) for f in lint_documents(dataclasses.asdict(doc), []).findings]
     if dry_run:
         return result
     created = deck is None

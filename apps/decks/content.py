@@ -98,6 +98,8 @@ class LoadResult:
     created_slugs: list[str] = field(default_factory=list)
     # Cards the file no longer has, retired: slug -> how many learners had progress on it.
     retired: dict[str, int] = field(default_factory=dict)
+    # What the content lint (apps.quizzes.lint) says about the file, for the author to see.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def retired_learners(self) -> int:
@@ -370,19 +372,20 @@ def deck_document(deck: Deck) -> dict[str, Any]:
                 "concepts": [
                     {"question": c.question, "explanation": c.explanation} for c in s.concepts.all()
                 ],
-                "cards": [note_document(c) for c in s.cards.all() if c.slug == _first(c)],
+                "cards": [note_document(c) for c in s.cards.all() if note_head(c)],
             }
             for s in sections
         ],
     }
 
 
-def _first(card: Card) -> str:
-    """The slug of a note's first card: the one that speaks for the note in a document."""
+def note_head(card: Card) -> bool:
+    """Whether the card is its note's first: the one that speaks for the note in a document
+    or an export (a reverse note's forward card, a cloze note's lowest index)."""
     if card.kind == Card.Kind.CLOZE:
         indices = cloze_indices_or_none(card.front)
-        return f"{card.note_slug}-c{indices[0]}" if indices else card.slug
-    return card.note_slug or card.slug
+        return not indices or card.ordinal == indices[0]
+    return card.ordinal == 1
 
 
 def cloze_indices_or_none(text: str) -> list[int] | None:

@@ -7,6 +7,7 @@ script, event handler or javascript: link can survive whatever an author or an i
 
 import re
 from functools import lru_cache
+from html import escape as html_escape
 
 import nh3
 from markdown_it import MarkdownIt
@@ -154,3 +155,21 @@ def source_html(source: str) -> str:
     inline = render_markdown(source.strip()).strip()
     inline = inline.removeprefix("<p>").removesuffix("</p>")
     return f'<p class="card-source"><span>Source:</span> {inline}</p>\n'
+
+
+def cloze_preview(front: str, back: str = "") -> str:
+    """The author's preview of a cloze text: each card it makes, prompt and answer, or what is
+    wrong with the markup."""
+    try:
+        indices = cloze_indices(front)
+    except ClozeError as exc:
+        return f'<p class="error">{html_escape(str(exc))}</p>\n'
+    parts = []
+    for index in indices:
+        prompt, answer = card_faces("cloze", index, front, back)
+        parts.append(
+            f'<div class="cloze-preview"><p class="muted">Card c{index}</p>'
+            f'<div class="cloze-prompt">{prompt}</div>'
+            f'<div class="cloze-answer">{answer}</div></div>'
+        )
+    return "\n".join(parts)
