@@ -138,6 +138,9 @@ def read_yaml(text: str, source: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
+        line = text.splitlines()[mark.line] if mark and mark.line < len(text.splitlines()) else ""
+        if "{{" in line:
+            problem += "; a text starting with {{ (a cloze) must be in quotes or a |- block"
         raise ContentError(source, where, f"not valid YAML ({problem})") from None
 
 
@@ -162,6 +165,10 @@ class _Reader:
             if required:
                 self.fail(f"{key!r} is missing or empty")
             return ""
+        if isinstance(value, (dict, list)):
+            # `front: {{c1::Ray}} is ...` is a YAML mapping: a cloze text must be quoted.
+            self.fail(f"{key!r} must be text, got {type(value).__name__} (put text that starts"
+                      " with { or [ in quotes, or use a |- block)")  # fmt: skip
         if not isinstance(value, str):
             self.fail(f"{key!r} must be text, got {type(value).__name__}")
         if max_length and len(value) > max_length:

@@ -430,7 +430,7 @@ def due_counts(
     Pass `card_counts` ({deck id: cards}) when the caller has them, to save a query."""
     day = today(user, now)
     per_deck = (
-        CardState.objects.filter(user=user)
+        CardState.objects.filter(user=user, card__retired_at=None)
         .values("deck_id")
         .annotate(due=Count("id", filter=Q(suspended=False, due_at__lt=day.end)), seen=Count("id"))
     )
@@ -624,7 +624,7 @@ def _mastery(user) -> list[SectionMastery]:
     )
     progress = {
         row["card__section_id"]: row
-        for row in CardState.objects.filter(user=user)
+        for row in CardState.objects.filter(user=user, card__retired_at=None)
         .values("card__section_id")
         .annotate(
             learnt=Count("id", filter=Q(repetitions__gt=0)),

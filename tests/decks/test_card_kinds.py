@@ -4,12 +4,15 @@ import copy
 
 import pytest
 
-from apps.decks.content import ContentError, deck_apply, deck_document, parse_deck
+from apps.decks.content import ContentError, deck_apply, deck_document, parse_deck, read_yaml
 from apps.decks.markdown import ClozeError, card_faces, cloze_indices
 from apps.decks.models import Card
+from apps.demos.content import demo_links_file_load
+from apps.demos.models import DemoCardLink
+from apps.demos.ray_demos.catalogue import DEMOS
 from apps.quizzes.content import parse_quiz_file, quizzes_apply
 from apps.quizzes.models import Question
-from apps.study.selectors import queue
+from apps.study.selectors import due_counts, queue, stats
 from apps.study.services import review_record
 
 SOURCE = "Moritz et al. 2018, Ray: A Distributed Framework for Emerging AI Applications, §3.1"
@@ -172,6 +175,10 @@ def test_a_card_the_file_drops_is_retired_with_its_learners_history(alice, bob):
     kept = Card.all_objects.get(slug="ray-task")
     assert kept.retired_at is not None and kept.states.count() == 2
     assert task.pk not in {item.card.pk for item in queue(alice, kept.deck).items}
+    counts = due_counts(alice)[kept.deck_id]
+    assert counts["new"] == 5  # ray-task-call and the four others; ray-task is not "seen" here
+    mastery = {m.title: (m.cards, m.learnt) for m in stats(alice).mastery}
+    assert mastery["One"] == (5, 0)
 
     back = load(DECK)  # the slug comes back: the same row, schedules and all
     assert Card.objects.get(slug="ray-task").pk == task.pk and back.retired == {"ray-task-call": 0}
@@ -206,3 +213,23 @@ def test_a_quiz_may_name_a_cloze_note_meaning_all_its_deletion_cards():
     quizzes_apply(parse_quiz_file(quizzes, "quiz.yaml"))
     linked = set(Question.objects.get().cards.values_list("slug", flat=True))
     assert linked == {"core-c1", "core-c2", "object-ref", "object-ref-reverse"}
+
+
+@pytest.mark.django_db
+def test_a_demo_link_may_name_a_note_meaning_all_its_cards(tmp_path):
+    load(DECK)
+    links = tmp_path / "links.yaml"
+    links.write_text(f"deck: kinds\nlinks:\n  {DEMOS[0].slug}: [core, ray-task]\n")
+    assert demo_links_file_load(links) == "3 card links for 1 demos"
+    linked = DemoCardLink.objects.filter(demo=DEMOS[0].slug).order_by("order")
+    assert [link.card.slug for link in linked] == ["core-c1", "core-c2", "ray-task"]
+
+
+def test_an_unquoted_cloze_front_in_yaml_gets_a_hint():
+    text = (
+        "slug: d\nsections:\n  - slug: s\n    cards:\n      - front: {{c1::Ray}} is a framework\n"
+    )
+    with pytest.raises(ContentError, match="a cloze\\) must be in quotes or a \\|- block"):
+        read_yaml(text, "deck.yaml")
+    with pytest.raises(ContentError, match="put text that starts with \\{ or \\[ in quotes"):
+        parse_deck(with_cards({"slug": "x", "kind": "cloze", "front": {"c1": "x"}}), "d")
