@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from django.urls import reverse
 
 from apps.decks.content import ContentError, deck_apply, deck_document, parse_deck, read_yaml
 from apps.decks.markdown import ClozeError, card_faces, cloze_indices
@@ -233,3 +234,19 @@ def test_an_unquoted_cloze_front_in_yaml_gets_a_hint():
         read_yaml(text, "deck.yaml")
     with pytest.raises(ContentError, match="put text that starts with \\{ or \\[ in quotes"):
         parse_deck(with_cards({"slug": "x", "kind": "cloze", "front": {"c1": "x"}}), "d")
+
+
+@pytest.mark.django_db
+def test_the_section_page_cram_and_the_api_show_the_source_on_the_back(client, alice):
+    load(DECK)
+    card = Card.objects.get(slug="core-c2")
+    page = client.get(card.get_absolute_url()).content.decode()
+    assert '<span class="cloze cloze-blank">[stateful]</span>' in page
+    assert page.count('<p class="card-source"><span>Source:</span>') == 5
+    client.force_login(alice)
+    cram = client.get(reverse("study:cram", args=["kinds"])).content.decode()
+    assert '<p class="card-source">' in cram
+    api = client.get("/api/decks/kinds/").json()
+    cards = {c["slug"]: c for s in api["sections"] for c in s["cards"]}
+    assert cards["core-c2"]["source"] == SOURCE and "card-source" in cards["core-c2"]["back_html"]
+    assert (cards["core-c2"]["kind"], cards["core-c2"]["note_slug"]) == ("cloze", "core")
