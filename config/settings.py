@@ -252,6 +252,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "QuizKindEnum": "apps.quizzes.models.Quiz.Kind",
         "QuestionKindEnum": "apps.quizzes.models.Question.Kind",
+        "CardKindEnum": "apps.decks.models.Card.Kind",
     },
 }
 

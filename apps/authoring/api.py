@@ -202,6 +202,8 @@ def _card_fields(validated: dict) -> tuple[dict, str, bool]:
     changes_answer = fields.pop("changes_answer", False)
     if "section" in fields:
         fields["section"] = fields["section"]["slug"]
+    if "source" in fields:
+        fields["card_source"] = fields.pop("source")
     return fields, note, changes_answer
 
 
@@ -492,7 +494,8 @@ class DeckImport(AuthorView, APIView):
         out = ImportResultSerializer(
             {"deck": result.deck, "dry_run": dry_run, "created": result.created,
              "changed": result.changed, "unchanged": result.unchanged,
-             "changed_slugs": result.changed_slugs}
+             "changed_slugs": result.changed_slugs, "created_slugs": result.created_slugs,
+             "retired": result.retired, "warnings": result.warnings}
         )  # fmt: skip
         return Response(out.data, status=status.HTTP_200_OK if dry_run else 201)
 

@@ -8,7 +8,9 @@ has been read and checked.
 
 CSV and Anki rows merge into the deck's current content: a row whose slug the deck already
 has updates that card's front, back and tags (and moves it to the row's section); other rows
-are appended to their section; cards the file does not mention stay as they are. A CSV export
+are appended to their section; cards the file does not mention stay as they are. A row is a
+note: its kind (CSV `kind` column; Anki's note type: Cloze, "and reversed") and source
+(CSV `source` column; the 5th field of RayDeck's own note types) come with it. A CSV export
 puts a ' before any cell a spreadsheet would run as a formula (=, +, -, @); the import takes it
 off again.
 """
@@ -38,17 +40,20 @@ from apps.decks.content import (
     DeckDoc,
     SectionDoc,
     deck_document,
+    note_check,
+    note_head,
     parse_deck,
     read_yaml,
 )
-from apps.decks.markdown import render_markdown
+from apps.decks.markdown import CLOZE_RE, ClozeError, card_faces, render_markdown
 from apps.decks.models import Deck
 
 IMPORT_FORMATS = ("yaml", "json", "csv", "anki")
 EXPORT_FORMATS = ("yaml", "json", "csv", "apkg")
 CSV_REQUIRED = ("front", "back", "section", "tags")
-CSV_OPTIONAL = ("slug", "section_title", "why")
-CSV_COLUMNS = ("slug", "section", "section_title", "front", "back", "why", "tags")
+CSV_OPTIONAL = ("slug", "section_title", "why", "kind", "source")
+CSV_COLUMNS = ("slug", "section", "section_title", "kind", "front", "back", "why", "source",
+               "tags")  # fmt: skip
 ANKI_SECTION = "imported-from-anki"
 TITLE_MAX = 200  # Deck.title and Section.title
 SECTION_TAG = "section::"  # the Anki tag an .apkg export gives each note for its section
@@ -88,6 +93,8 @@ class CardRow:
     section_given: bool = True
     # True for Anki's text export: fields are HTML with the tags stripped, so Markdown is gone.
     from_anki: bool = False
+    kind: str | None = None  # None: the file does not say (an existing card keeps its kind)
+    source: str | None = None
 
 
 class ImportUploadCut(FileUploadHandler):
@@ -161,8 +168,14 @@ def _rows_check(rows: list[CardRow], source: str) -> None:
         where = f"line {row.line}"
         if not row.front:
             raise ContentError(source, where, "front is empty")
-        if not row.back:
+        if not row.back and row.kind != "cloze":
             raise ContentError(source, where, "back is empty")
+        if row.kind is not None:
+            doc = CardDoc(slug=row.slug, front=row.front, back=row.back or "", kind=row.kind)
+            try:
+                note_check(doc)
+            except (ValueError, ClozeError) as exc:
+                raise ContentError(source, f"{where} (card {row.slug!r})", str(exc)) from None
         if len(row.slug) > 80 or not SLUG_RE.match(row.slug):
             raise ContentError(
                 source, where, f"slug {row.slug!r} must be lowercase words joined by hyphens"
@@ -241,6 +254,8 @@ def csv_rows(text: str, source: str) -> list[CardRow]:
                         section_title=values.get("section_title", ""),
                         tags=_tags_split(values["tags"]),
                         why=values.get("why"),
+                        kind=values.get("kind") or None,
+                        source=values.get("source"),
                     )
                 )
             line = reader.line_num + 1
@@ -321,9 +336,13 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
                 notetype = record[notetype_column] if notetype_column is not None and (
                     notetype_column < len(record)
                 ) else ANKI_NOTETYPE  # fmt: skip
-                ours = len(fields) == 4 and notetype.startswith(ANKI_NOTETYPE)
+                # Our note types have Front (or Text), Back, Why, Slug and, since sources, Source.
+                ours = len(fields) in (4, 5) and notetype.startswith(ANKI_NOTETYPE)
+                kind, card_source = _anki_kind(notetype if notetype_column is not None else "",
+                                               front), None  # fmt: skip
                 if ours and SLUG_RE.match(fields[3].strip()):
                     slug, why = fields[3].strip(), clean(fields[2])
+                    card_source = clean(fields[4]) if len(fields) == 5 else None
                 elif slug in fronts:
                     # No slug column to fix a clash in: long fronts that start alike get a
                     # slug ending in a hash of the whole front (the same on every import).
@@ -342,7 +361,7 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
                     CardRow(
                         line=line, slug=slug, front=front, back=back, why=why,
                         section=section or ANKI_SECTION, section_given=bool(section),
-                        from_anki=True,
+                        from_anki=True, kind=kind, source=card_source,
                         tags=[t for t in tags.split() if not t.startswith(SECTION_TAG)],
                         section_title="" if section else "Imported from Anki",
                     )
@@ -352,6 +371,19 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
         raise ContentError(source, f"line {line}", f"cannot read this line ({exc})") from None
     _rows_check(rows, source)
     return rows
+
+
+def _anki_kind(notetype: str, front: str) -> str | None:
+    """The card kind an Anki note type stands for; without one, a front with deletions is a
+    cloze (Anki's text export names no note type unless asked to)."""
+    name = notetype.lower()
+    if "cloze" in name:
+        return "cloze"
+    if "reverse" in name:
+        return "reverse"
+    if notetype:
+        return "basic"
+    return "cloze" if CLOZE_RE.search(front) else None
 
 
 def _deck_doc_of(deck: Deck) -> DeckDoc:
@@ -427,6 +459,10 @@ def rows_merge(
             card.tags = row.tags
             if row.why is not None:
                 card.why = text_for(card.why, row.why, row)
+            if row.kind is not None:
+                card.kind = row.kind
+            if row.source is not None:
+                card.source = row.source
             section = section_for(row) if row.section_given else old_section
             if old_section is not section:
                 old_section.cards.remove(card)
@@ -434,10 +470,17 @@ def rows_merge(
         else:
             section = section_for(row)
             card = CardDoc(
-                slug=row.slug, front=row.front, back=row.back, why=row.why or "", tags=row.tags
-            )
+                slug=row.slug, front=row.front, back=row.back, why=row.why or "", tags=row.tags,
+                kind=row.kind or "basic", source=row.source or "",
+            )  # fmt: skip
             section.cards.append(card)
         where[row.slug] = section
+    for section in doc.sections:
+        for card in section.cards:
+            try:
+                note_check(card)
+            except (ValueError, ClozeError) as exc:
+                raise ContentError(source, f"card {card.slug!r}", str(exc)) from None
     return doc
 
 
@@ -513,13 +556,13 @@ def export_csv(deck: Deck) -> str:
     out = io.StringIO(newline="")
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
+    for card in _note_heads(deck):
         tags = " ".join(card.tags)
         if any(" " in t or "," in t for t in card.tags):
             # The import splits on commas when there is one: a lone "object store" needs one too.
             tags = ", ".join(card.tags) + ("," if len(card.tags) == 1 else "")
-        row = [card.slug, card.section.slug, card.section.title, card.front, card.back, card.why,
-               tags]  # fmt: skip
+        row = [card.note_slug or card.slug, card.section.slug, card.section.title, card.kind,
+               card.front, card.back, card.why, card.source, tags]  # fmt: skip
         writer.writerow([csv_cell_defuse(cell) for cell in row])
     return out.getvalue()
 
@@ -538,21 +581,63 @@ pre { background: #f1f5f9; padding: 0.6em; overflow-x: auto; }
 code { background: #f1f5f9; }"""
 
 
-def anki_model(deck: Deck) -> genanki.Model:
+ANKI_EXTRA = (
+    '{{#Source}}<div class="source">Source: {{Source}}</div>{{/Source}}'
+    '{{#Why}}<div class="why">{{Why}}</div>{{/Why}}'
+)
+
+
+def anki_model(deck: Deck, kind: str = "basic") -> genanki.Model:
+    """The note type of a card kind: Basic, "Basic (and reversed card)" or Cloze, as Anki's own,
+    with RayDeck's Why, Slug and Source fields after the two it shows."""
+    if kind == "cloze":
+        return genanki.Model(
+            _stable_id("model-cloze", deck.slug),
+            f"{ANKI_NOTETYPE} cloze ({deck.slug})",
+            fields=[
+                {"name": "Text"},
+                {"name": "Back Extra"},
+                {"name": "Why"},
+                {"name": "Slug"},
+                {"name": "Source"},
+            ],  # fmt: skip
+            templates=[
+                {
+                    "name": "Cloze",
+                    "qfmt": "{{cloze:Text}}",
+                    "afmt": "{{cloze:Text}}<br>{{Back Extra}}" + ANKI_EXTRA,
+                }
+            ],
+            css=ANKI_CSS + "\n.cloze { font-weight: bold; color: #2563eb; }",
+            model_type=genanki.Model.CLOZE,
+        )
+    answer = '{{FrontSide}}<hr id="answer">{{Back}}' + ANKI_EXTRA
+    templates = [{"name": "Card 1", "qfmt": "{{Front}}", "afmt": answer}]
+    if kind == "reverse":
+        templates.append(
+            {"name": "Card 2", "qfmt": "{{Back}}",
+             "afmt": '{{FrontSide}}<hr id="answer">{{Front}}' + ANKI_EXTRA}
+        )  # fmt: skip
+    reverse = kind == "reverse"
     return genanki.Model(
-        _stable_id("model", deck.slug),
-        f"{ANKI_NOTETYPE} ({deck.slug})",
-        fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Why"}, {"name": "Slug"}],
-        templates=[
-            {
-                "name": "Card 1",
-                "qfmt": "{{Front}}",
-                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}'
-                '{{#Why}}<div class="why">{{Why}}</div>{{/Why}}',
-            }
-        ],
+        _stable_id("model-reverse" if reverse else "model", deck.slug),
+        f"{ANKI_NOTETYPE}{' reversed' if reverse else ''} ({deck.slug})",
+        fields=[
+            {"name": "Front"},
+            {"name": "Back"},
+            {"name": "Why"},
+            {"name": "Slug"},
+            {"name": "Source"},
+        ],  # fmt: skip
+        templates=templates,
         css=ANKI_CSS,
     )
+
+
+def _note_heads(deck: Deck):
+    """One card per note, the one that speaks for it, in the deck's order."""
+    cards = deck.cards.select_related("section").order_by("section__order", "order", "id")
+    return [card for card in cards if note_head(card)]
 
 
 def anki_guid(deck: Deck, card_slug: str) -> str:
@@ -560,19 +645,26 @@ def anki_guid(deck: Deck, card_slug: str) -> str:
 
 
 def export_apkg(deck: Deck) -> bytes:
-    """An Anki package: one note per card (front and back as sanitised HTML), tagged with its
-    tags and section; note ids (guids) come from the card slugs, so Anki updates rather than
-    duplicates notes when a newer export is imported."""
-    model = anki_model(deck)
+    """An Anki package: one note per note (a reversed note is Anki's "Basic (and reversed
+    card)", a cloze note Anki's Cloze, so Anki schedules the same cards), fields as sanitised
+    HTML, tagged with its tags and section; note ids (guids) come from the note slugs, so Anki
+    updates rather than duplicates notes when a newer export is imported."""
+    models = {kind: anki_model(deck, kind) for kind in ("basic", "reverse", "cloze")}
     anki_deck = genanki.Deck(_stable_id("deck", deck.slug), deck.title)
-    for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
+    for card in _note_heads(deck):
+        slug = card.note_slug or card.slug
         tags = [t.replace(" ", "_") for t in card.tags] + [SECTION_TAG + card.section.slug]
+        if card.kind == "cloze":
+            # The deletions stay Anki's {{c1::...}} markup, which Markdown leaves as text.
+            shown, back = render_markdown(card.front), render_markdown(card.back)
+        else:
+            shown, back = card_faces(card.kind, 1, card.front, card.back)
         anki_deck.add_note(
             genanki.Note(
-                model=model,
-                fields=[card.front_html, card.back_html, card.why_html, card.slug],
+                model=models[card.kind],
+                fields=[shown, back, card.why_html, slug, html.escape(card.source)],
                 tags=list(dict.fromkeys(tags)),
-                guid=anki_guid(deck, card.slug),
+                guid=anki_guid(deck, slug),
             )
         )
     with tempfile.TemporaryDirectory() as folder:

@@ -5,7 +5,7 @@ from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.authoring.models import DeckAuthor, Revision
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Question, Quiz
 
 
@@ -93,7 +93,8 @@ def revision_for_author(user, pk: int) -> Revision:
 
 def author_deck_list(user) -> QuerySet[Deck]:
     return authored_decks(user).annotate(
-        card_count=Count("cards", distinct=True), section_count=Count("sections", distinct=True)
+        card_count=Count("cards", filter=CARDS_IN_USE, distinct=True),
+        section_count=Count("sections", distinct=True),
     )
 
 

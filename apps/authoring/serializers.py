@@ -69,15 +69,27 @@ class AuthorCardSerializer(JSONModelSerializer):
         write_only=True, required=False, default=False,
         help_text="true makes the card due now for every learner who studied it",
     )  # fmt: skip
+    kind = serializers.ChoiceField(
+        choices=Card.Kind.choices, required=False,
+        help_text="basic, reverse (two cards) or cloze (one card per {{cN::...}} index); set"
+        " when the card is created",
+    )  # fmt: skip
+    back = JSONCharField(required=False, allow_blank=True, help_text="optional for cloze")
+    source = JSONCharField(
+        required=False, allow_blank=True, max_length=500,
+        help_text="paper and section, or Ray docs page and version; shown under the answer",
+    )  # fmt: skip
     revision = serializers.SerializerMethodField(help_text="the card's latest revision number")
     demos = DemoSlugsField(required=False, help_text="slugs of live demos illustrating the card")
 
     class Meta:
         model = Card
-        fields = ["id", "deck", "section", "slug", "order", "front", "back", "why", "tags",
-                  "front_html", "back_html", "why_html", "updated_at", "revision", "demos",
-                  "note", "changes_answer"]  # fmt: skip
-        read_only_fields = ["order", "front_html", "back_html", "why_html", "updated_at"]
+        fields = ["id", "deck", "section", "slug", "kind", "note_slug", "ordinal", "order",
+                  "front", "back", "why", "source", "tags", "front_html", "back_html",
+                  "why_html", "updated_at", "revision", "demos", "note",
+                  "changes_answer"]  # fmt: skip
+        read_only_fields = ["order", "note_slug", "ordinal", "front_html", "back_html",
+                            "why_html", "updated_at"]  # fmt: skip
         extra_kwargs = {"slug": {"validators": []}, "why": {"required": False}}
 
     def get_revision(self, card) -> int | None:
@@ -202,7 +214,18 @@ class ImportResultSerializer(serializers.Serializer):
     created = serializers.IntegerField()
     changed = serializers.IntegerField()
     unchanged = serializers.IntegerField()
-    changed_slugs = serializers.ListField(child=serializers.CharField())
+    changed_slugs = serializers.ListField(
+        child=serializers.CharField(), help_text="cards reworded: learners keep their schedules"
+    )
+    created_slugs = serializers.ListField(child=serializers.CharField(), help_text="new cards")
+    retired = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="cards the file no longer has, retired (history kept): slug -> learners who"
+        " had progress on it",
+    )
+    warnings = serializers.ListField(
+        child=serializers.CharField(), help_text="the content lint's findings about the file"
+    )
 
 
 class PreviewSerializer(serializers.Serializer):

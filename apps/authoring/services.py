@@ -7,11 +7,15 @@ Two rules hold everywhere:
 - A card keeps its row (and so every learner's CardState and ReviewLog) through any edit.
   Only an edit marked "changes the answer" touches schedules: it makes the card due now for
   every learner who has studied it, through apps.study.services.card_learners_requeue.
+- A reversed or cloze note is several cards (one per scheduled item): an edit of any of them is
+  an edit of the note, applied to every sibling; a cloze edit that adds a deletion index adds
+  its card, one that removes an index retires that card (its learners' history is kept).
 - Every change to a card or question writes a Revision with the full editable fields. The first
   recorded edit of something that has no history (seeded content) first writes an "original"
   revision, so the text before any edit can always be restored.
 """
 
+import dataclasses
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -21,15 +25,30 @@ from django.db.models import Max
 
 from apps.authoring.models import DeckAuthor, Revision
 from apps.authoring.selectors import can_author
-from apps.decks.content import SLUG_RE, ContentError, DeckDoc, LoadResult, deck_apply
+from apps.decks.content import (
+    KINDS,
+    SLUG_RE,
+    CardDoc,
+    ContentError,
+    DeckDoc,
+    LoadResult,
+    cards_retire,
+    deck_apply,
+    note_check,
+)
+from apps.decks.markdown import ClozeError
 from apps.decks.models import Card, Deck, Section
+from apps.decks.selectors import card_names
 from apps.demos.models import DemoCardLink
 from apps.demos.ray_demos.catalogue import get_demo
 from apps.quizzes.content import _apply_question, _parse_question
+from apps.quizzes.lint import lint_documents
 from apps.quizzes.models import Question, Quiz
 from apps.study.services import card_learners_requeue
 
-CARD_FIELDS = ("section", "slug", "front", "back", "why", "tags")
+# The card's own source (paper or docs page) is `card_source` here: `source` says where an
+# edit came from (editor, API, import...), as it does on a Revision.
+CARD_FIELDS = ("section", "slug", "kind", "front", "back", "why", "card_source", "tags")
 Source = Revision.Source
 
 
@@ -37,13 +56,16 @@ Source = Revision.Source
 
 
 def card_data(card: Card) -> dict[str, Any]:
-    """The card's editable fields as stored in a revision."""
+    """The card's editable fields as stored in a revision: its note's (the slug is the note's,
+    the same as the card's for a basic card)."""
     return {
         "section": card.section.slug,
-        "slug": card.slug,
+        "slug": card.note_slug or card.slug,
+        "kind": card.kind,
         "front": card.front,
         "back": card.back,
         "why": card.why,
+        "source": card.source,
         "tags": list(card.tags),
     }
 
@@ -143,11 +165,17 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
     """Normalised card fields (text stripped, like the file loader) or a ValidationError."""
     clean: dict[str, Any] = {}
     errors: dict[str, str] = {}
-    for key in ("front", "back", "why"):
+    for key in ("front", "back", "why", "card_source"):
         if key in fields:
-            clean[key] = _text(fields[key])
-            if key != "why" and not clean[key]:
+            clean[key.removeprefix("card_")] = _text(fields[key])
+            if key == "front" and not clean[key]:
                 errors[key] = f"{key} must not be empty"
+    if len(clean.get("source", "")) > 500:
+        errors["card_source"] = "source is longer than 500 characters"
+    if "kind" in fields:
+        clean["kind"] = (fields["kind"] or Card.Kind.BASIC).strip()
+        if clean["kind"] not in KINDS:
+            errors["kind"] = f"kind {clean['kind']!r} must be one of {', '.join(KINDS)}"
     if "tags" in fields:
         try:
             clean["tags"] = _tags(fields["tags"])
@@ -159,9 +187,9 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
         except ValidationError as exc:
             errors.update({k: v[0] for k, v in exc.message_dict.items()})
         else:
-            taken = Card.objects.filter(deck=deck, slug=clean["slug"])
+            taken = Card.all_objects.filter(deck=deck, slug=clean["slug"])
             if card is not None:
-                taken = taken.exclude(pk=card.pk)
+                taken = taken.exclude(note_slug=card.note_slug)
             if taken.exists():
                 errors["slug"] = f"deck {deck.slug!r} already has a card {clean['slug']!r}"
     if "section" in fields:
@@ -191,19 +219,61 @@ def _next_order(section: Section) -> int:
     return 0 if top is None else top + 1
 
 
+def _note_cards(deck: Deck, clean: dict[str, Any], siblings: list[Card]) -> list[tuple[str, int]]:
+    """The (slug, ordinal) of each card the note makes, or a ValidationError: bad cloze markup,
+    a missing back, or a made slug another note's card already has."""
+    doc = CardDoc(slug=clean["slug"], kind=clean["kind"], front=clean["front"],
+                  back=clean["back"])  # fmt: skip
+    try:
+        made = note_check(doc)
+    except ClozeError as exc:
+        raise ValidationError({"front": f"card {doc.slug!r}: {exc}"}) from None
+    except ValueError as exc:
+        raise ValidationError({"back": f"card {doc.slug!r}: back must not be empty"}) from exc
+    if doc.kind == Card.Kind.BASIC:
+        return made  # _card_clean checked the slug
+    taken = (
+        Card.all_objects.filter(deck=deck, slug__in=[slug for slug, _ in made])
+        .exclude(pk__in=[c.pk for c in siblings])
+        .values_list("slug", flat=True)
+        .first()
+    )
+    if taken is not None:
+        raise ValidationError({"slug": f"deck {deck.slug!r} already has a card {taken!r}"})
+    return made
+
+
 @transaction.atomic
 def card_create(
     *, deck: Deck, author, note: str = "", source: str = Source.EDITOR, **fields
 ) -> Card:
-    missing = [k for k in ("section", "slug", "front", "back") if not fields.get(k)]
+    """Create a note: one card, or a reversed pair, or one card per cloze deletion index; returns
+    the first."""
+    missing = [k for k in ("section", "slug", "front") if not fields.get(k)]
+    if fields.get("kind", "basic") != Card.Kind.CLOZE and not fields.get("back"):
+        missing.append("back")
     if missing:
         raise ValidationError({k: f"{k} is required" for k in missing})
-    clean = _card_clean(deck, {"why": "", "tags": [], **fields}, None)
-    card = Card(deck=deck, order=_next_order(clean["section"]), **clean)
-    card.save()
-    _revision_add(card=card, data=card_data(card), author=author, note=note or "created",
-                  source=source)  # fmt: skip
-    return card
+    defaults = {"why": "", "tags": [], "kind": Card.Kind.BASIC, "card_source": "", "back": ""}
+    clean = _card_clean(deck, {**defaults, **fields}, None)
+    made = _note_cards(deck, clean, [])
+    cards = []
+    for slug, ordinal in made:
+        row = {**clean, "slug": slug, "note_slug": clean["slug"], "ordinal": ordinal}
+        card = Card(deck=deck, order=_next_order(clean["section"]), **row)
+        card.save()
+        _revision_add(card=card, data=card_data(card), author=author, note=note or "created",
+                      source=source)  # fmt: skip
+        cards.append(card)
+    return cards[0]
+
+
+def note_siblings(card: Card) -> list[Card]:
+    """The cards of the card's note still in use (the card itself among them), by ordinal."""
+    if card.kind == Card.Kind.BASIC:
+        return [card]
+    rows = Card.objects.filter(deck_id=card.deck_id, note_slug=card.note_slug or card.slug)
+    return list(rows.select_related("section").order_by("ordinal", "id")) or [card]
 
 
 @transaction.atomic
@@ -217,45 +287,92 @@ def card_update(
     restored_from: Revision | None = None,
     **fields,
 ) -> Revision | None:
-    """Edit a card in place; returns the new revision (with ``requeued``: how many learners now
-    have the card due), or None when nothing changed."""
+    """Edit a card's note in place (every sibling card of a reversed or cloze note); returns
+    the edited card's new revision (with ``requeued``: how many learners now have the note's
+    cards due, and ``card``: the edited card, or the note's first when its deletion was
+    removed), or None when nothing changed."""
     unknown = set(fields) - set(CARD_FIELDS)
     if unknown:
         raise ValidationError({sorted(unknown)[0]: "not a card field"})
+    if fields.get("slug") == card.slug:
+        fields["slug"] = card.note_slug or card.slug  # the card's own slug: the note keeps its
     clean = _card_clean(card.deck, fields, card)
+    if clean.get("kind", card.kind) != card.kind:
+        raise ValidationError(
+            {"kind": f"card {card.slug!r} is a {card.kind} card; its kind is set when it is"
+                     " created (create a new card of the other kind)"}
+        )  # fmt: skip
+    if card.kind != Card.Kind.CLOZE and "back" in clean and not clean["back"]:
+        raise ValidationError({"back": "back must not be empty"})
+    siblings = note_siblings(card)
     before = card_data(card)
-    left_section = None
-    if clean.get("section") is not None and clean["section"].pk != card.section_id:
-        left_section = card.section_id
-        card.order = _next_order(clean["section"])
-    for key, value in clean.items():
-        setattr(card, key, value)
-    after = card_data(card)
+    after = {**before, **{k: v for k, v in clean.items() if k != "section"}}
+    if "section" in clean:
+        after["section"] = clean["section"].slug
     if after == before and not changes_answer:
         return None
-    _original_keep(card=card, data=before)
-    card.save()
-    if left_section is not None:
-        _section_renumber(left_section)
-    revision = _revision_add(
-        card=card,
-        data=after,
-        author=author,
-        note=note,
-        changes_answer=changes_answer,
-        source=source,
-        restored_from=restored_from,
-    )
-    revision.requeued = card_learners_requeue(card=card) if changes_answer else 0
+    made = _note_cards(card.deck, {**after, "kind": card.kind}, siblings)
+    by_ordinal = {c.ordinal: c for c in siblings}
+    section = clean.get("section") or card.section
+    text = {k: after[k] for k in ("front", "back", "why", "source", "tags")}
+    revisions, requeued, kept = {}, 0, set()
+    for slug, ordinal in made:
+        row = by_ordinal.get(ordinal)
+        if row is None:
+            row = Card(deck=card.deck, section=section, order=_next_order(section), kind=card.kind,
+                       slug=slug, note_slug=after["slug"], ordinal=ordinal, **text)  # fmt: skip
+            row.save()
+            revisions[row.pk] = _revision_add(
+                card=row, data=card_data(row), author=author, note=note or "added by an edit",
+                source=source,
+            )  # fmt: skip
+            kept.add(row.pk)
+            continue
+        kept.add(row.pk)
+        old = card_data(row)
+        left_section = None
+        if section.pk != row.section_id:
+            left_section = row.section_id
+            row.order = _next_order(section)
+        row.section, row.slug, row.note_slug = section, slug, after["slug"]
+        for key, value in text.items():
+            setattr(row, key, value)
+        if card_data(row) == old and not changes_answer:
+            continue
+        _original_keep(card=row, data=old)
+        row.save()
+        if left_section is not None:
+            _section_renumber(left_section)
+        revisions[row.pk] = _revision_add(
+            card=row,
+            data=card_data(row),
+            author=author,
+            note=note,
+            changes_answer=changes_answer,
+            source=source,
+            restored_from=restored_from,
+        )
+        if changes_answer:
+            requeued += card_learners_requeue(card=row)
+    cards_retire([c for c in siblings if c.pk not in kept])
+    if not revisions:
+        return None
+    shown = card.pk if card.pk in revisions else next(iter(revisions))
+    revision = revisions[shown]
+    revision.requeued = requeued
+    if not any(row is card for row in siblings):
+        card.refresh_from_db()
     return revision
 
 
 @transaction.atomic
 def card_delete(*, card: Card) -> None:
-    """Delete a card; its learners' states and review logs go with it (the admin confirms)."""
-    section_id = card.section_id
-    card.delete()
-    _section_renumber(section_id)
+    """Delete a card's note (every sibling of a reversed or cloze note); its learners' states
+    and review logs go with it (the admin confirms)."""
+    for row in note_siblings(card):
+        section_id = row.section_id
+        row.delete()
+        _section_renumber(section_id)
 
 
 def _move(siblings, row, direction: str) -> bool:
@@ -394,7 +511,7 @@ def deck_author_revoke(*, deck: Deck, by, user_id: int) -> None:
 
 
 def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
-    card_slugs = set(quiz.deck.cards.values_list("slug", flat=True))
+    card_slugs = set(card_names(quiz.deck))
     try:
         return _parse_question("question", f"quiz {quiz.slug!r}", index, data, card_slugs)
     except ContentError as exc:
@@ -425,7 +542,7 @@ def question_save(
         clash = clash.exclude(pk=question.pk)
     if clash.exists():
         raise ValidationError({"slug": f"quiz {quiz.slug!r} already has a question {doc.slug!r}"})
-    cards = dict(quiz.deck.cards.values_list("slug", "id"))
+    cards = card_names(quiz.deck)
     if question is None:
         top = quiz.questions.aggregate(n=Max("order"))["n"]
         order = 0 if top is None else top + 1
@@ -582,6 +699,8 @@ def revision_restore(
     if revision.card_id:
         card = Card.objects.select_related("deck", "section").get(pk=revision.card_id)
         data = dict(revision.data)
+        if "source" in data:
+            data["card_source"] = data.pop("source")
         if not card.deck.sections.filter(slug=data.get("section")).exists():
             data.pop("section", None)  # the section is gone: keep the card where it is
         return card_update(
@@ -616,6 +735,7 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
     if deck is not None:
         before = {c.slug: card_data(c) for c in deck.cards.select_related("section")}
     result = deck_apply(doc, dry_run=dry_run)
+    result.warnings = [str(f) for f in lint_documents(dataclasses.asdict(doc), []).findings]
     if dry_run:
         return result
     created = deck is None

@@ -30,7 +30,8 @@ from apps.authoring.formats import (
 )
 from apps.authoring.forms import OPTION_FIELD, OPTION_HELP, options_parse, options_text
 from apps.decks.content import MAX_FILE_BYTES, ContentError
-from apps.decks.markdown import render_markdown
+from apps.decks.markdown import cloze_preview, render_markdown
+from apps.decks.models import Card
 from apps.demos.ray_demos.catalogue import DEMOS
 from apps.quizzes.models import Question, Quiz
 
@@ -235,18 +236,32 @@ def _card_context(deck, card, values, errors):
         "linked": linked,
         "demos": DEMOS,
         "linked_demos": demos,
-        "previews": {key: render_markdown(values.get(key, "")) for key in ("front", "back", "why")},
+        "previews": {
+            key: _preview_html(key, values.get(key, ""), values.get("kind"))
+            for key in ("front", "back", "why")
+        },  # fmt: skip
+        "kinds": Card.Kind.choices,
     }
+
+
+def _preview_html(field: str, text: str, kind: str | None) -> str:
+    """A cloze card's front previews as the cards it makes; everything else as Markdown."""
+    if field == "front" and kind == Card.Kind.CLOZE:
+        return cloze_preview(text)
+    return render_markdown(text)
 
 
 def _card_values(card) -> dict:
     data = services.card_data(card)
     data["tags"] = ", ".join(data["tags"])
+    data["card_source"] = data.pop("source")
     return data
 
 
 def _posted_card(request) -> dict:
-    return {key: request.POST.get(key, "") for key in services.CARD_FIELDS}
+    # An existing card's kind is not editable, so its form sends none.
+    keys = [k for k in services.CARD_FIELDS if k != "kind" or k in request.POST]
+    return {key: request.POST.get(key, "") for key in keys}
 
 
 @author_required
@@ -309,7 +324,8 @@ def card(request, pk: int):
                 messages.success(
                     request, f"Saved revision {revision.number}; learners' schedules are unchanged."
                 )
-            return redirect("authoring:card", pk=card.pk)
+            # A cloze edit that removed this card's deletion retired it: show the note's first.
+            return redirect("authoring:card", pk=revision.card_id if revision else card.pk)
     return render(
         request, "authoring/card.html", _card_context(card.deck, card, values, errors),
         status=400 if errors else 200,
@@ -366,8 +382,8 @@ def revision_restore(request, pk: int):
 @author_required
 def preview(request) -> HttpResponse:
     """Rendered Markdown for the live preview, by the same renderer the study pages use."""
-    text = next((request.POST[k] for k in PREVIEW_FIELDS if k in request.POST), "")
-    html = render_markdown(text)
+    field = next((k for k in PREVIEW_FIELDS if k in request.POST), "")
+    html = _preview_html(field, request.POST.get(field, ""), request.POST.get("kind"))
     return render(request, "authoring/_preview.html", {"html": html})
 
 

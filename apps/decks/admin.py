@@ -12,7 +12,8 @@ class SectionInline(admin.TabularInline):
 
 class CardInline(admin.StackedInline):
     model = Card
-    fields = (("order", "slug"), "front", "back", "why", "tags")
+    fields = (("order", "slug", "kind"), "front", "back", "why", "source", "tags")
+    readonly_fields = ("kind",)
     extra = 0
     ordering = ("order",)
 
@@ -45,10 +46,12 @@ class SectionAdmin(admin.ModelAdmin):
 
 @admin.register(Card)
 class CardAdmin(admin.ModelAdmin):
-    list_display = ("slug", "section", "deck", "order", "updated_at")
-    list_filter = ("deck", "section")
+    list_display = ("slug", "kind", "section", "deck", "order", "updated_at")
+    list_filter = ("deck", "section", "kind")
     list_editable = ("order",)
-    search_fields = ("slug", "front", "back", "why")
+    search_fields = ("slug", "front", "back", "why", "source")
     ordering = ("deck", "section__order", "order")
     list_select_related = ("deck", "section")
-    readonly_fields = ("front_html", "back_html", "why_html", "updated_at")
+    # A note's kind and siblings change through the author pages, which keep them in step.
+    readonly_fields = ("kind", "note_slug", "ordinal", "front_html", "back_html", "why_html",
+                       "updated_at")  # fmt: skip

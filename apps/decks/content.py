@@ -3,6 +3,11 @@
 `manage.py seed` and imports go through `deck_file_load`; exports through `deck_document`. A file is
 validated whole before anything is written, and applied in one transaction, upserting by slug, so a
 re-run changes nothing and no learner's progress is ever reset (cards keep their rows).
+
+A card entry is a note: `kind: basic` (the default) is one card, `reverse` two (`<slug>` and
+`<slug>-reverse`), `cloze` one per distinct deletion index (`<slug>-c<N>`). A card the file no
+longer has is retired: it keeps its row and its learners' history but leaves the deck, the
+queues and the quizzes; it comes back, schedule and all, if a later file has its slug again.
 """
 
 import re
@@ -12,13 +17,18 @@ from typing import Any
 
 import yaml
 from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
 
+from apps.decks.markdown import ClozeError, cloze_indices
 from apps.decks.models import Card, Concept, Deck, Section
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
 SECTION_KEYS = {"slug", "title", "summary", "concepts", "cards"}
 CONCEPT_KEYS = {"question", "explanation"}
+CARD_KEYS = {"slug", "kind", "front", "back", "why", "source", "tags"}
+KINDS = tuple(Card.Kind.values)
 
 
 class ContentError(Exception):
@@ -32,11 +42,32 @@ class ContentError(Exception):
 
 @dataclass
 class CardDoc:
+    """One note of a deck file: a basic card, a reversed pair, or a cloze text."""
+
     slug: str
     front: str
     back: str
     why: str = ""
     tags: list[str] = field(default_factory=list)
+    kind: str = "basic"
+    source: str = ""
+
+    def cards(self) -> list[tuple[str, int]]:
+        """(slug, ordinal) of each scheduled card this note makes; ClozeError for bad markup."""
+        if self.kind == "cloze":
+            return [(f"{self.slug}-c{n}", n) for n in cloze_indices(self.front)]
+        if self.kind == "reverse":
+            return [(self.slug, 1), (f"{self.slug}-reverse", 2)]
+        return [(self.slug, 1)]
+
+
+def note_check(doc: CardDoc) -> list[tuple[str, int]]:
+    """The note's cards, or a ValueError saying what is wrong with its kind or markup."""
+    if doc.kind not in KINDS:
+        raise ValueError(f"kind {doc.kind!r} must be one of {', '.join(KINDS)}")
+    if doc.kind != "cloze" and not doc.back.strip():
+        raise ValueError("'back' is missing or empty")
+    return doc.cards()
 
 
 @dataclass
@@ -64,12 +95,27 @@ class LoadResult:
     changed: int = 0
     unchanged: int = 0
     changed_slugs: list[str] = field(default_factory=list)
+    created_slugs: list[str] = field(default_factory=list)
+    # Cards the file no longer has, retired: slug -> how many learners had progress on it.
+    retired: dict[str, int] = field(default_factory=dict)
+    # What the content lint (apps.quizzes.lint) says about the file, for the author to see.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def retired_learners(self) -> int:
+        return sum(self.retired.values())
 
     def __str__(self) -> str:
-        return (
+        text = (
             f"{self.deck}: {self.created} new, {self.changed} changed, "
             f"{self.unchanged} unchanged cards"
         )
+        if self.retired:
+            text += (
+                f", {len(self.retired)} retired ({self.retired_learners} learner"
+                f" progress record{'s' if self.retired_learners != 1 else ''} kept)"
+            )
+        return text
 
 
 class _NoAliasLoader(yaml.SafeLoader):
@@ -92,6 +138,9 @@ def read_yaml(text: str, source: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
+        line = text.splitlines()[mark.line] if mark and mark.line < len(text.splitlines()) else ""
+        if "{{" in line:
+            problem += "; a text starting with {{ (a cloze) must be in quotes or a |- block"
         raise ContentError(source, where, f"not valid YAML ({problem})") from None
 
 
@@ -116,6 +165,10 @@ class _Reader:
             if required:
                 self.fail(f"{key!r} is missing or empty")
             return ""
+        if isinstance(value, (dict, list)):
+            # `front: {{c1::Ray}} is ...` is a YAML mapping: a cloze text must be quoted.
+            self.fail(f"{key!r} must be text, got {type(value).__name__} (put text that starts"
+                      " with { or [ in quotes, or use a |- block)")  # fmt: skip
         if not isinstance(value, str):
             self.fail(f"{key!r} must be text, got {type(value).__name__}")
         if max_length and len(value) > max_length:
@@ -172,23 +225,28 @@ def parse_deck(data: Any, source: str) -> DeckDoc:
             concepts.append((c.text("question", max_length=300), c.text("explanation")))
         cards = []
         for j, raw_card in enumerate(r.items("cards", required=False)):
-            c = _Reader(
-                source, f"{r.entry} cards[{j}]", raw_card, {"slug", "front", "back", "why", "tags"}
-            )
+            c = _Reader(source, f"{r.entry} cards[{j}]", raw_card, CARD_KEYS)
             card_slug = c.slug()
             c.entry = f"card {card_slug!r}"
-            if card_slug in card_slugs:
-                c.fail(f"duplicate card slug {card_slug!r} (card slugs are unique in a deck)")
-            card_slugs.add(card_slug)
-            cards.append(
-                CardDoc(
-                    slug=card_slug,
-                    front=c.text("front"),
-                    back=c.text("back"),
-                    why=c.text("why", required=False),
-                    tags=c.strings("tags"),
-                )
+            kind = c.text("kind", required=False) or "basic"
+            doc = CardDoc(
+                slug=card_slug,
+                kind=kind,
+                front=c.text("front"),
+                back=c.text("back", required=False),
+                why=c.text("why", required=False),
+                source=c.text("source", required=False, max_length=500),
+                tags=c.strings("tags"),
             )
+            try:
+                made = note_check(doc)
+            except (ValueError, ClozeError) as exc:
+                c.fail(str(exc))
+            for made_slug, _ in made:
+                if made_slug in card_slugs:
+                    c.fail(f"duplicate card slug {made_slug!r} (card slugs are unique in a deck)")
+                card_slugs.add(made_slug)
+            cards.append(doc)
         sections.append(
             SectionDoc(
                 slug=slug,
@@ -207,20 +265,43 @@ def parse_deck(data: Any, source: str) -> DeckDoc:
     )
 
 
-def _card_fields(doc: CardDoc, section: Section, order: int) -> dict[str, Any]:
+def _card_fields(doc: CardDoc, ordinal: int, section: Section, order: int) -> dict[str, Any]:
     return {
         "section": section,
         "order": order,
+        "kind": doc.kind,
+        "note_slug": doc.slug,
+        "ordinal": ordinal,
         "front": doc.front,
         "back": doc.back,
         "why": doc.why,
+        "source": doc.source,
         "tags": doc.tags,
+        "retired_at": None,
     }
+
+
+def learners_with_progress(cards) -> dict[int, int]:
+    """Card id -> how many learners have a schedule for it."""
+    from apps.study.models import CardState  # the study app builds on decks, not the reverse
+
+    rows = CardState.objects.filter(card__in=cards).values("card").annotate(n=Count("user"))
+    return {row["card"]: row["n"] for row in rows}
+
+
+def cards_retire(cards: list[Card], *, now=None) -> dict[str, int]:
+    """Retire cards (their rows, schedules and review history stay): slug -> learners."""
+    if not cards:
+        return {}
+    learners = learners_with_progress(cards)
+    Card.all_objects.filter(pk__in=[c.pk for c in cards]).update(retired_at=now or timezone.now())
+    return {c.slug: learners.get(c.pk, 0) for c in cards}
 
 
 @transaction.atomic
 def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
-    """Upsert the deck by slugs. With dry_run, count what would change and write nothing."""
+    """Upsert the deck by slugs and retire the cards it no longer has. With dry_run, count
+    what would change and write nothing."""
     result = LoadResult(deck=doc.slug)
     deck, _ = Deck.objects.get_or_create(slug=doc.slug, defaults={"title": doc.title})
     if (deck.title, deck.description, deck.objectives) != (
@@ -231,7 +312,8 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
         deck.title, deck.description, deck.objectives = doc.title, doc.description, doc.objectives
         deck.save()
     existing_sections = {s.slug: s for s in deck.sections.all()}
-    existing_cards = {c.slug: c for c in deck.cards.all()}
+    existing_cards = {c.slug: c for c in Card.all_objects.filter(deck=deck)}
+    kept: set[str] = set()
     for order, section_doc in enumerate(doc.sections):
         section = existing_sections.get(section_doc.slug)
         wanted_section = (order, section_doc.title, section_doc.summary)
@@ -246,20 +328,27 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
                 Concept.objects.create(
                     section=section, order=i, question=question, explanation=explanation
                 )
-        for card_order, card_doc in enumerate(section_doc.cards):
-            wanted = _card_fields(card_doc, section, card_order)
-            card = existing_cards.get(card_doc.slug)
-            if card is None:
-                Card.objects.create(deck=deck, slug=card_doc.slug, **wanted)
-                result.created += 1
-            elif any(getattr(card, k) != v for k, v in wanted.items()):
-                for k, v in wanted.items():
-                    setattr(card, k, v)
-                card.save()
-                result.changed += 1
-                result.changed_slugs.append(card.slug)
-            else:
-                result.unchanged += 1
+        card_order = 0
+        for card_doc in section_doc.cards:
+            for slug, ordinal in card_doc.cards():
+                wanted = _card_fields(card_doc, ordinal, section, card_order)
+                card_order += 1
+                kept.add(slug)
+                card = existing_cards.get(slug)
+                if card is None:
+                    Card.objects.create(deck=deck, slug=slug, **wanted)
+                    result.created += 1
+                    result.created_slugs.append(slug)
+                elif any(getattr(card, k) != v for k, v in wanted.items()):
+                    for k, v in wanted.items():
+                        setattr(card, k, v)
+                    card.save()
+                    result.changed += 1
+                    result.changed_slugs.append(card.slug)
+                else:
+                    result.unchanged += 1
+    gone = [c for slug, c in existing_cards.items() if slug not in kept and not c.retired_at]
+    result.retired = cards_retire(gone)
     if dry_run:
         transaction.set_rollback(True)
     return result
@@ -290,11 +379,36 @@ def deck_document(deck: Deck) -> dict[str, Any]:
                 "concepts": [
                     {"question": c.question, "explanation": c.explanation} for c in s.concepts.all()
                 ],
-                "cards": [
-                    {"slug": c.slug, "front": c.front, "back": c.back, "why": c.why, "tags": c.tags}
-                    for c in s.cards.all()
-                ],
+                "cards": [note_document(c) for c in s.cards.all() if note_head(c)],
             }
             for s in sections
         ],
     }
+
+
+def note_head(card: Card) -> bool:
+    """Whether the card is its note's first: the one that speaks for the note in a document
+    or an export (a reverse note's forward card, a cloze note's lowest index)."""
+    if card.kind == Card.Kind.CLOZE:
+        indices = cloze_indices_or_none(card.front)
+        return not indices or card.ordinal == indices[0]
+    return card.ordinal == 1
+
+
+def cloze_indices_or_none(text: str) -> list[int] | None:
+    try:
+        return cloze_indices(text)
+    except ClozeError:
+        return None
+
+
+def note_document(card: Card) -> dict[str, Any]:
+    """A card's note as a deck file entry (kind and source only when they say something)."""
+    entry: dict[str, Any] = {"slug": card.note_slug or card.slug}
+    if card.kind != Card.Kind.BASIC:
+        entry["kind"] = card.kind
+    entry |= {"front": card.front, "back": card.back, "why": card.why}
+    if card.source:
+        entry["source"] = card.source
+    entry["tags"] = card.tags
+    return entry

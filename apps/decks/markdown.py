@@ -5,7 +5,9 @@ highlighted by Pygments, and the result is sanitised by nh3 (Ammonia) with an al
 script, event handler or javascript: link can survive whatever an author or an import wrote.
 """
 
+import re
 from functools import lru_cache
+from html import escape as html_escape
 
 import nh3
 from markdown_it import MarkdownIt
@@ -58,3 +60,116 @@ def render_markdown(text: str) -> str:
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
+
+
+# Cloze deletions ---------------------------------------------------------------------------
+# Anki's markup: {{c1::answer}} or {{c1::answer::hint}}. Each distinct index is its own card;
+# its prompt hides that index's deletions and shows the others as plain text.
+
+CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+# Private-use characters mark a deletion through Markdown and the sanitiser; author text never
+# keeps them (they are taken out first), so no author can forge a highlight.
+_OPEN, _CLOSE, _BLANK = "\ue000", "\ue001", "\ue002"
+_MARKS = str.maketrans("", "", _OPEN + _CLOSE + _BLANK)
+
+
+class ClozeError(ValueError):
+    """Cloze markup that cannot be scheduled; the message says what to fix."""
+
+
+def cloze_indices(text: str) -> list[int]:
+    """The distinct deletion indices of a cloze text, in order; ClozeError when the markup is
+    malformed (unbalanced braces, no deletion, an index below 1, a deletion inside another)."""
+    opened, closed = text.count("{{"), text.count("}}")
+    if opened != closed:
+        raise ClozeError(
+            f"unbalanced cloze braces: {opened} '{{{{' against {closed} '}}}}'"
+            " (write a deletion as {{c1::answer}})"
+        )
+    indices: list[int] = []
+    for match in CLOZE_RE.finditer(text):
+        index = int(match.group(1))
+        if index < 1:
+            raise ClozeError(f"cloze index c{match.group(1)} must start at 1 (c1, c2, ...)")
+        if "{{" in match.group(2) or "{{" in (match.group(3) or ""):
+            raise ClozeError("a cloze deletion inside another is not supported")
+        if not match.group(2).strip():
+            raise ClozeError(f"cloze deletion c{index} is empty")
+        if "\n\n" in match.group(0):
+            raise ClozeError(f"cloze deletion c{index} spans paragraphs; keep it in one")
+        indices.append(index)
+    leftover = CLOZE_RE.sub("", text)
+    if "{{" in leftover or "}}" in leftover:
+        bad = re.search(r"\{\{.{0,30}", leftover, re.DOTALL)
+        shown = bad.group(0) if bad else "}}"
+        raise ClozeError(f"{shown!r} is not a cloze deletion (write it as {{{{c1::answer}}}})")
+    if not indices:
+        raise ClozeError("a cloze card needs at least one deletion, e.g. {{c1::answer}}")
+    return sorted(set(indices))
+
+
+def _cloze_markdown(text: str, index: int, *, reveal: bool) -> str:
+    def replace(match: re.Match) -> str:
+        if int(match.group(1)) != index:
+            return match.group(2)
+        if reveal:
+            return f"{_OPEN}{match.group(2)}{_CLOSE}"
+        hint = (match.group(3) or "").strip() or "..."
+        return f"{_OPEN}{_BLANK}\\[{hint}\\]{_CLOSE}"  # escaped: [x](y) is no link
+
+    return CLOZE_RE.sub(replace, text.translate(_MARKS))
+
+
+def render_cloze(text: str, index: int, *, reveal: bool) -> str:
+    """Sanitised HTML of a cloze text for the card of deletion `index`: its deletions blanked
+    as [...] (or [hint]) when not `reveal`, highlighted when `reveal`; others shown as text."""
+    html = render_markdown(_cloze_markdown(text, index, reveal=reveal))
+    html = html.replace(_OPEN + _BLANK, '<span class="cloze cloze-blank">')
+    return html.replace(_OPEN, '<span class="cloze">').replace(_CLOSE, "</span>")
+
+
+def cloze_text(text: str) -> str:
+    """The cloze text with every deletion shown as its answer (for search, lint and exports)."""
+    return CLOZE_RE.sub(lambda m: m.group(2), text)
+
+
+def card_faces(kind: str, ordinal: int, front: str, back: str) -> tuple[str, str]:
+    """A scheduled card's prompt and answer as sanitised HTML: the one place that knows how a
+    basic, reversed or cloze card is shown.
+
+    basic: front / back. reverse: ordinal 1 is front -> back, ordinal 2 back -> front.
+    cloze: `front` holds the deletions; the prompt blanks deletion `ordinal`, the answer shows
+    the whole text with it highlighted, followed by `back` (optional extra text)."""
+    if kind == "cloze":
+        answer = render_cloze(front, ordinal, reveal=True) + render_markdown(back)
+        return render_cloze(front, ordinal, reveal=False), answer
+    if kind == "reverse" and ordinal == 2:
+        return render_markdown(back), render_markdown(front)
+    return render_markdown(front), render_markdown(back)
+
+
+def source_html(source: str) -> str:
+    """The card's source line, shown under every answer (inline Markdown: links stay links)."""
+    if not source.strip():
+        return ""
+    inline = render_markdown(source.strip()).strip()
+    inline = inline.removeprefix("<p>").removesuffix("</p>")
+    return f'<p class="card-source"><span>Source:</span> {inline}</p>\n'
+
+
+def cloze_preview(front: str, back: str = "") -> str:
+    """The author's preview of a cloze text: each card it makes, prompt and answer, or what is
+    wrong with the markup."""
+    try:
+        indices = cloze_indices(front)
+    except ClozeError as exc:
+        return f'<p class="error">{html_escape(str(exc))}</p>\n'
+    parts = []
+    for index in indices:
+        prompt, answer = card_faces("cloze", index, front, back)
+        parts.append(
+            f'<div class="cloze-preview"><p class="muted">Card c{index}</p>'
+            f'<div class="cloze-prompt">{prompt}</div>'
+            f'<div class="cloze-answer">{answer}</div></div>'
+        )
+    return "\n".join(parts)

@@ -1,7 +1,7 @@
 from django.db import models
 from django.urls import reverse
 
-from apps.decks.markdown import render_markdown
+from apps.decks.markdown import card_faces, render_markdown, source_html
 
 
 class Deck(models.Model):
@@ -77,8 +77,30 @@ class Concept(models.Model):
         super().save(*args, **kwargs)
 
 
+# For annotations over a deck's or section's cards (joins do not go through ActiveCards).
+CARDS_IN_USE = models.Q(cards__retired_at=None)
+
+
+class ActiveCards(models.Manager):
+    """Cards in use: a card a deck file no longer has is retired (kept with its learners'
+    history, out of decks, queues and quizzes) instead of deleted."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(retired_at=None)
+
+
 class Card(models.Model):
-    """A flashcard. Its slug is its identity: text edits keep every learner's schedule."""
+    """One scheduled card. Its slug is its identity: text edits keep every learner's schedule.
+
+    A note of kind reverse or cloze is several cards, one row each, sharing `note_slug` (the note's
+    slug) and the note's text: `ordinal` says which (reverse: 1 front->back, 2 back->front;
+    cloze: the deletion index). Every sibling stores the whole note, so any one shows itself.
+    """
+
+    class Kind(models.TextChoices):
+        BASIC = "basic", "Basic"
+        REVERSE = "reverse", "Basic and reversed"
+        CLOZE = "cloze", "Cloze"
 
     deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="cards")
     section = models.ForeignKey(Section, on_delete=models.CASCADE, related_name="cards")
@@ -88,13 +110,25 @@ class Card(models.Model):
     back = models.TextField()
     why = models.TextField("why it matters", blank=True)
     tags = models.JSONField(default=list, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.BASIC)
+    note_slug = models.SlugField(max_length=100, blank=True, help_text="The note's slug.")
+    ordinal = models.PositiveSmallIntegerField(default=1)
+    source = models.TextField(
+        blank=True, help_text="Paper and section, or Ray docs page and version."
+    )
+    retired_at = models.DateTimeField(null=True, blank=True, editable=False)
     front_html = models.TextField(blank=True, editable=False)
     back_html = models.TextField(blank=True, editable=False)
     why_html = models.TextField(blank=True, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
+    all_objects = models.Manager()  # retired cards too: loaders, history, backups
+    objects = ActiveCards()
+
     class Meta:
         ordering = ["deck", "section__order", "order", "id"]
+        default_manager_name = "objects"
+        base_manager_name = "all_objects"
         constraints = [
             models.UniqueConstraint(fields=["deck", "slug"], name="card_slug_unique_in_deck")
         ]
@@ -112,8 +146,11 @@ class Card(models.Model):
         )
 
     def render(self) -> None:
-        self.front_html = render_markdown(self.front)
-        self.back_html = render_markdown(self.back)
+        """The stored HTML every page, the API and the exports show: the prompt, the answer
+        followed by the source, and why it matters."""
+        self.note_slug = self.note_slug or self.slug
+        self.front_html, answer = card_faces(self.kind, self.ordinal, self.front, self.back)
+        self.back_html = answer + source_html(self.source)
         self.why_html = render_markdown(self.why)
 
     @property

@@ -1,7 +1,7 @@
 from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 
 
 def visible_decks(user) -> QuerySet[Deck]:
@@ -14,12 +14,15 @@ def visible_decks(user) -> QuerySet[Deck]:
 
 def deck_list(user) -> QuerySet[Deck]:
     return visible_decks(user).annotate(
-        card_count=Count("cards", distinct=True), section_count=Count("sections", distinct=True)
+        card_count=Count("cards", filter=CARDS_IN_USE, distinct=True),
+        section_count=Count("sections", distinct=True),
     )
 
 
 def deck_detail(user, slug: str) -> Deck:
-    sections = Section.objects.annotate(card_count=Count("cards")).order_by("order", "id")
+    sections = Section.objects.annotate(card_count=Count("cards", filter=CARDS_IN_USE)).order_by(
+        "order", "id"
+    )
     return get_object_or_404(
         visible_decks(user).prefetch_related(Prefetch("sections", queryset=sections)), slug=slug
     )
@@ -41,3 +44,14 @@ def section_neighbours(section: Section) -> tuple[Section | None, Section | None
     previous = siblings[index - 1] if index > 0 else None
     following = siblings[index + 1] if index + 1 < len(siblings) else None
     return previous, following
+
+
+def card_names(deck: Deck) -> dict[str, list[int]]:
+    """What a quiz may name to link cards: a card's slug (that card) or a note's slug (all of
+    the note's cards: a cloze note's deletions, both sides of a reversed pair)."""
+    names: dict[str, list[int]] = {}
+    for slug, note, pk in deck.cards.order_by("order", "id").values_list("slug", "note_slug", "id"):
+        names.setdefault(slug, []).append(pk)
+        if note and note != slug:
+            names.setdefault(note, []).append(pk)
+    return {name: list(dict.fromkeys(ids)) for name, ids in names.items()}

@@ -66,8 +66,9 @@ class CardSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Card
-        fields = ["id", "slug", "section", "order", "front", "back", "why", "tags",
-                  "front_html", "back_html", "why_html"]  # fmt: skip
+        fields = ["id", "slug", "section", "kind", "note_slug", "ordinal", "order", "front",
+                  "back", "why", "source", "tags", "front_html", "back_html",
+                  "why_html"]  # fmt: skip
 
 
 class SectionSerializer(serializers.ModelSerializer):

@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from apps.decks.content import ContentError, read_yaml
-from apps.decks.models import Card
+from apps.decks.models import Deck
+from apps.decks.selectors import card_names
 from apps.demos.models import DemoCardLink
 from apps.demos.ray_demos import get_demo
 
 
 def demo_links_file_load(path: Path) -> str:
-    """Replace the card links of every demo named in the file; unknown names are refused."""
+    """Replace the card links of every demo named in the file; unknown names are refused. A
+    note's slug (a cloze or reversed note) links all of the note's cards."""
     source = path.name
     data = read_yaml(path.read_text(encoding="utf-8"), source)
     if not isinstance(data, dict) or set(data) - {"deck", "links"} or "links" not in data:
@@ -19,7 +21,8 @@ def demo_links_file_load(path: Path) -> str:
     deck_slug, links = data.get("deck"), data["links"]
     if not isinstance(links, dict):
         raise ContentError(source, "links", "expected demo-slug: [card slugs]")
-    cards = {c.slug: c for c in Card.objects.filter(deck__slug=deck_slug)}
+    deck = Deck.objects.filter(slug=deck_slug).first() if isinstance(deck_slug, str) else None
+    cards = card_names(deck) if deck is not None else {}
     if not cards:
         raise ContentError(source, "deck", f"no deck {deck_slug!r} with cards (load decks first)")
     created = 0
@@ -32,8 +35,9 @@ def demo_links_file_load(path: Path) -> str:
         if missing:
             raise ContentError(source, str(demo), f"no card {missing[0]!r} in deck {deck_slug}")
         DemoCardLink.objects.filter(demo=demo, card__deck__slug=deck_slug).delete()
+        ids = list(dict.fromkeys(pk for slug in card_slugs for pk in cards[slug]))
         DemoCardLink.objects.bulk_create(
-            DemoCardLink(demo=demo, card=cards[slug], order=i) for i, slug in enumerate(card_slugs)
+            DemoCardLink(demo=demo, card_id=pk, order=i) for i, pk in enumerate(ids)
         )
-        created += len(card_slugs)
+        created += len(ids)
     return f"{created} card links for {len(links)} demos"

@@ -14,7 +14,8 @@ from typing import Any
 from django.db import transaction
 
 from apps.decks.content import ContentError, _Reader, read_yaml
-from apps.decks.models import Card, Deck
+from apps.decks.models import Deck
+from apps.decks.selectors import card_names
 from apps.quizzes import scoring
 from apps.quizzes.models import Choice, MatchPair, Question, Quiz, Statement
 
@@ -165,7 +166,7 @@ def parse_quiz_file(data: Any, source: str, *, deck: Deck | None = None) -> Quiz
     if deck is None:
         top.fail(f"deck {deck_slug!r} is not loaded; add fixtures/decks/{deck_slug}.yaml first")
     section_slugs = set(deck.sections.values_list("slug", flat=True))
-    card_slugs = set(deck.cards.values_list("slug", flat=True))
+    card_slugs = set(card_names(deck))
     quizzes: list[QuizDoc] = []
     seen: set[str] = set()
     raw_quizzes = top.items("quizzes")
@@ -263,7 +264,7 @@ def _apply_question(quiz: Quiz, doc: QuestionDoc, order: int, existing, cards) -
         for k, v in wanted.items():
             setattr(question, k, v)
         question.save()
-    card_ids = [cards[slug] for slug in doc.cards]
+    card_ids = list(dict.fromkeys(pk for slug in doc.cards for pk in cards[slug]))
     if {c.pk for c in question.cards.all()} != set(card_ids):
         question.cards.set(card_ids)
         changed = True
@@ -319,7 +320,7 @@ def quizzes_apply(doc: QuizFileDoc) -> QuizLoadResult:
     deck = Deck.objects.get(slug=doc.deck)
     result = QuizLoadResult(deck=doc.deck)
     sections = {s.slug: s for s in deck.sections.all()}
-    cards = dict(Card.objects.filter(deck=deck).values_list("slug", "id"))
+    cards = card_names(deck)
     existing_quizzes = {q.slug: q for q in deck.quizzes.all()}
     for order, quiz_doc in enumerate(doc.quizzes):
         quiz = existing_quizzes.pop(quiz_doc.slug, None) or Quiz(deck=deck, slug=quiz_doc.slug)

@@ -18,7 +18,7 @@ from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.decks.selectors import visible_decks
 from apps.study import compiled, scheduler
 from apps.study.models import MATURE_DAYS, CardState, NewCardCursor, ReviewLog
@@ -94,7 +94,7 @@ def today(user, now: datetime | None = None) -> Today:
 
 
 def _states(user, deck: Deck | None) -> QuerySet[CardState]:
-    states = CardState.objects.filter(user=user, suspended=False)
+    states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
     if deck is not None:
         return states.filter(deck=deck)  # callers resolve the deck through visible_decks
     # Across all decks: a deck an author unpublished leaves the queue with its cards.
@@ -430,7 +430,7 @@ def due_counts(
     Pass `card_counts` ({deck id: cards}) when the caller has them, to save a query."""
     day = today(user, now)
     per_deck = (
-        CardState.objects.filter(user=user)
+        CardState.objects.filter(user=user, card__retired_at=None)
         .values("deck_id")
         .annotate(due=Count("id", filter=Q(suspended=False, due_at__lt=day.end)), seen=Count("id"))
     )
@@ -619,12 +619,12 @@ def _mastery(user) -> list[SectionMastery]:
     sections = (
         Section.objects.filter(deck__is_published=True)
         .select_related("deck")
-        .annotate(n=Count("cards"))
+        .annotate(n=Count("cards", filter=CARDS_IN_USE))
         .order_by("deck__title", "order")
     )
     progress = {
         row["card__section_id"]: row
-        for row in CardState.objects.filter(user=user)
+        for row in CardState.objects.filter(user=user, card__retired_at=None)
         .values("card__section_id")
         .annotate(
             learnt=Count("id", filter=Q(repetitions__gt=0)),

@@ -55,7 +55,7 @@ from django.db.models.functions import Cast, TruncDate
 from django.http import Http404
 from django.utils import timezone
 
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Attempt, Quiz
 from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Invite, Membership, Team
@@ -404,19 +404,23 @@ def _compute_team_progress(
         SectionFigure(section=s, card_count=s.card_count)
         for s in Section.objects.filter(deck=deck)
         .select_related("deck")
-        .annotate(card_count=Count("cards"))
+        .annotate(card_count=Count("cards", filter=CARDS_IN_USE))
         .order_by("order", "id")
     ]  # query 2
     card_count = sum(s.card_count for s in sections)
 
-    learned_q = Q(repetitions__gte=LEARNED_MIN_REPETITIONS, due_at__gte=now - LEARNED_OVERDUE_GRACE)
+    learned_q = Q(
+        repetitions__gte=LEARNED_MIN_REPETITIONS,
+        due_at__gte=now - LEARNED_OVERDUE_GRACE,
+        card__retired_at=None,  # a retired card counts neither in the deck nor as learned
+    )
     learned_by_section: dict[int, dict[int, int]] = defaultdict(dict)
     state_rows = (
         CardState.objects.filter(user_id__in=member_ids, deck=deck)
         .values("user_id", "card__section_id")
         .annotate(
             learned=Count("id", filter=learned_q),
-            due=Count("id", filter=Q(suspended=False, due_at__lte=now)),
+            due=Count("id", filter=Q(suspended=False, due_at__lte=now, card__retired_at=None)),
             last=Max("last_reviewed_at"),
         )
         .order_by()

@@ -144,7 +144,7 @@ def test_apkg_opens_with_one_note_per_card_and_stable_ids(small_deck, tmp_path):
     model_id = formats.anki_model(small_deck).model_id
     assert {row[1] for row in notes} == {model_id}
     assert str(model_id) in models
-    assert "ray-core" in [row[3] for row in notes if row[2].endswith("ray-task")][0]
+    assert "ray-core" in [row[3] for row in notes if row[2].endswith("ray-task\x1f")][0]
 
 
 # Refused files: a message naming the line or entry and the problem, and nothing imported.
@@ -243,7 +243,7 @@ def test_import_command_refuses_a_bad_file(small_deck, tmp_path):
         call_command("import_deck", str(bad), "--deck", "ray-basics")
     assert str(exc.value) == (
         "Nothing was imported. cards.csv: line 1: missing column 'section' (the header needs "
-        "front, back, section, tags; optional: slug, section_title, why)"
+        "front, back, section, tags; optional: slug, section_title, why, kind, source)"
     )
     with pytest.raises(CommandError, match="No deck 'nope'"):
         call_command("export_deck", "nope")
@@ -257,7 +257,7 @@ def test_a_deck_taken_through_anki_and_back_updates_rather_than_duplicates(small
     notes = db.execute("select flds, tags from notes").fetchall()
     db.close()
     out = io.StringIO()
-    out.write("#separator:tab\n#html:true\n#tags column:5\n")
+    out.write("#separator:tab\n#html:true\n#tags column:6\n")
     writer = csv.writer(out, delimiter="\t", lineterminator="\n")
     for fields, tags in notes:
         writer.writerow([*fields.split("\x1f"), tags.strip()])
@@ -366,7 +366,7 @@ def test_yaml_export_keeps_unicode_line_separators(small_deck, staff):
 
 
 def test_anki_notes_of_other_note_types_are_not_taken_for_raydeck_slugs(small_deck):
-    """Only a note of RayDeck's own note type (4 fields: Front, Back, Why, Slug) carries a card
+    """Only a note of RayDeck's own note type (Front, Back, Why, Slug, Source) carries a card
     slug; a vocabulary note whose 4th field is 'noun' is an ordinary new card."""
     text = (
         "#separator:tab\n#html:false\n#notetype column:1\n#tags column:6\n"
@@ -377,8 +377,8 @@ def test_anki_notes_of_other_note_types_are_not_taken_for_raydeck_slugs(small_de
     assert (result.created, result.changed) == (3, 0)
     assert {"casa", "perro", "gato"} <= set(small_deck.cards.values_list("slug", flat=True))
     assert small_deck.cards.get(slug="ray-task").front == "What is a Ray task?"
-    five = "#separator:tab\nuno\tone\tx\tray-actor\textra\n"
-    assert _import(five, "five.txt", deck_slug="ray-basics").created == 1
+    six = "#separator:tab\nuno\tone\tx\tray-actor\tsource\textra\n"
+    assert _import(six, "six.txt", deck_slug="ray-basics").created == 1
     assert small_deck.cards.get(slug="ray-actor").front == "What is a Ray actor?"
 
 
@@ -438,7 +438,7 @@ def test_anki_round_trip_keeps_the_markdown_of_cards_not_edited_in_anki(
     notes = db.execute("select flds, tags from notes").fetchall()
     db.close()
     out = io.StringIO()
-    out.write("#separator:tab\n#html:true\n#tags column:5\n")
+    out.write("#separator:tab\n#html:true\n#tags column:6\n")
     writer = csv.writer(out, delimiter="\t", lineterminator="\n")
     for fields, tags in notes:
         fields = fields.split("\x1f")

@@ -1,6 +1,7 @@
 """An author fixes a typo in a card with the live preview; a learner's schedule stays put."""
 
 import pytest
+from playwright.sync_api import expect
 
 from apps.authoring.models import DeckAuthor, Revision
 from apps.study.models import CardState
@@ -91,3 +92,24 @@ def test_reordering_cards_with_the_keyboard_only(page, small_deck, staff):
     assert list(core.cards.order_by("order").values_list("slug", flat=True)) == [
         "ray-actor", "object-store", "ray-task",
     ]  # fmt: skip
+
+
+def test_author_writes_a_cloze_card_with_its_live_preview(page, small_deck, dave):
+    page.goto("/accounts/login/?next=/author/decks/ray-basics/cards/new/")
+    page.get_by_label("Username").fill("dave")
+    page.get_by_label("Password").fill("pw-dave-123")
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_label("Kind").select_option("cloze")
+    page.get_by_label("Slug").fill("actor-vs-task")
+    page.get_by_label("Front (Markdown)").press_sequentially(
+        "An actor is {{c1::stateful}}; a task is {{c2::stateless}}.", delay=2
+    )
+    preview = page.get_by_test_id("preview-front")
+    expect(preview.locator(".cloze-preview")).to_have_count(2)
+    expect(preview.locator(".cloze-blank").first).to_have_text("[...]")
+    page.get_by_label("Source").fill("Ray 2.40 docs: Ray Core > Actors")
+    page.screenshot(path="/tmp/cloze-editor.png", full_page=True)
+    page.get_by_role("button", name="Create card").click()
+    page.get_by_text("Card actor-vs-task-c1 created.").wait_for()
+    slugs = small_deck.cards.filter(note_slug="actor-vs-task").values_list("slug", flat=True)
+    assert sorted(slugs) == ["actor-vs-task-c1", "actor-vs-task-c2"]

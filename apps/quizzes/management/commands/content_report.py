@@ -1,0 +1,47 @@
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.decks.content import ContentError, read_yaml
+from apps.quizzes.lint import content_lint
+
+
+class Command(BaseCommand):
+    help = (
+        "Print the content figures of the shipped decks and quizzes (cards, cloze items,"
+        " questions by kind, true share, longest-right share, each gaming strategy's score)"
+        " and the content lint's findings. --check fails when there is any finding."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--fixtures", type=Path, default=Path(settings.BASE_DIR) / "fixtures", help="folder"
+        )
+        parser.add_argument("--check", action="store_true", help="fail on any finding")
+
+    def handle(self, *args, fixtures: Path, check: bool, **options):
+        decks = sorted((fixtures / "decks").glob("*.y*ml"))
+        if not decks:
+            raise CommandError(f"No deck files in {fixtures / 'decks'}.")
+        failed = 0
+        for path in decks:
+            try:
+                deck = read_yaml(path.read_text(encoding="utf-8"), str(path))
+                quizzes = [
+                    read_yaml(q.read_text(encoding="utf-8"), str(q))
+                    for q in sorted((fixtures / "quizzes").glob("*.y*ml"))
+                ]
+            except (OSError, ContentError) as exc:
+                raise CommandError(str(exc)) from None
+            quizzes = [q for q in quizzes if isinstance(q, dict) and q.get("deck") == deck["slug"]]
+            report = content_lint(deck, quizzes)
+            self.stdout.write(self.style.MIGRATE_HEADING(f"{path.relative_to(fixtures)}"))
+            for line in report.figures.lines():
+                self.stdout.write(f"  {line}")
+            self.stdout.write(f"  findings: {len(report.findings)}")
+            for finding in report.findings:
+                self.stdout.write(f"    [{finding.rule}] {finding}")
+            failed += len(report.findings)
+        if check and failed:
+            raise CommandError(f"The content lint has {failed} finding(s).")
