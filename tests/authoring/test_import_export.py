@@ -43,7 +43,7 @@ def test_own_format_round_trips_exactly_into_an_empty_database(seeded, fmt):
 
     result = _import(exported, f"deck.{fmt}")
     deck = Deck.objects.get(slug="distributed-rl-on-ray")
-    assert (result.created, result.changed, result.unchanged) == (79, 0, 0)
+    assert (result.created, result.changed, result.unchanged) == (308, 0, 0)
     assert deck_document(deck) == document
     assert export_deck(deck, fmt) == exported
     assert deck.is_published is False, "an imported new deck starts as a draft"

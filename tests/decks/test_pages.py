@@ -113,7 +113,7 @@ def test_log_in_and_out(client, alice):
 
 def test_deck_page_links_every_knowledge_check_final_first(client, seeded):
     body = client.get("/decks/distributed-rl-on-ray/").content.decode()
-    assert body.count('href="/quizzes/knowledge-check-') == 8
+    assert body.count('href="/quizzes/knowledge-check-') == 15
     assert body.index('href="/quizzes/final-knowledge-check/"') < body.index(
         'href="/quizzes/knowledge-check-'
     )

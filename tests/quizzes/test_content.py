@@ -166,7 +166,7 @@ def test_the_shipped_quizzes_cover_the_lesson(seeded):
     assert all(quiz.section_id for quiz in checkpoints)
     checks = Quiz.objects.filter(kind="knowledge_check")
     sections_checked = set(checks.exclude(section=None).values_list("section__slug", flat=True))
-    assert len(sections_checked) == 8
+    assert len(sections_checked) == 15
     assert checks.filter(section=None).exists(), "a final check across all sections"
 
 

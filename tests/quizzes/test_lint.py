@@ -176,14 +176,21 @@ def _shipped():
     return content_lint(deck_doc, [quiz_doc])
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the content writers' rewrite of fixtures/ (issue #13) is not merged into this branch;"
-    " the lead removes this mark at merge",
-)
 def test_the_shipped_deck_and_quizzes_pass_the_content_lint():
     report = _shipped()
     assert [str(f) for f in report.findings] == []
+
+
+def test_the_shipped_deck_reaches_interview_depth():
+    deck_doc = yaml.safe_load((FIXTURES / "decks" / "distributed-rl-on-ray.yaml").read_text())
+    quiz_doc = yaml.safe_load((FIXTURES / "quizzes" / "distributed-rl-on-ray.yaml").read_text())
+    notes = [c for s in deck_doc["sections"] for c in s["cards"]]
+    questions = [q for quiz in quiz_doc["quizzes"] for q in quiz["questions"]]
+    assert len(notes) >= 200 and len(questions) >= 120
+    assert sum(c.get("kind") == "cloze" for c in notes) >= 30
+    sections = {s["slug"] for s in deck_doc["sections"]}
+    for kind in ("checkpoint", "knowledge_check"):
+        assert {q.get("section") for q in quiz_doc["quizzes"] if q["kind"] == kind} >= sections
 
 
 def test_content_report_prints_the_figures_and_check_fails_on_findings(tmp_path):

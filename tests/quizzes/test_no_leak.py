@@ -12,7 +12,9 @@ from apps.decks.models import Section
 from apps.quizzes.models import Attempt, Choice, MatchPair, Question, Quiz, Statement
 from apps.quizzes.services import attempt_start
 
-FORBIDDEN = re.compile(r"correct|answer|right_key|explanation|is_right|solution", re.I)
+# Not after a letter: "is_correct" and "correct-answer" leak, a card slug like
+# "objectref-arg-resolution" does not.
+FORBIDDEN = re.compile(r"(?<![a-z])(correct|answer|right_key|explanation|is_right|solution)", re.I)
 
 
 def keys_in(document, path="$"):
