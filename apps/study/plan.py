@@ -222,11 +222,10 @@ def plan_build(
                 break
             memory = by_id[card_id].memory
             seen_on = timeline.day_of(memory.last_review) if memory is not None else None
-            day = _latest_free(free, exclude={*planned[card_id], seen_on})
-            if day is None:
-                break
-            trial = sorted([*planned[card_id], day])
-            better = predicted_recall(model, memory, trial, timeline)
+            best = _best_slot(model, memory, planned[card_id], seen_on, free, timeline)
+            if best is None:
+                continue
+            day, trial, better = best
             if better - recall[card_id] < MIN_GAIN:
                 continue
             free[day] -= 1
@@ -246,8 +245,32 @@ def plan_build(
     )
 
 
-def _latest_free(free: list[int], exclude: set) -> int | None:
-    for day in range(len(free) - 1, -1, -1):
-        if free[day] > 0 and day not in exclude:
-            return day
-    return None
+def _best_slot(model, memory, days: list[int], seen_on: int | None, free: list[int], timeline):
+    """Where one more review of a card helps most: (day, its days with that one, predicted recall).
+
+    A card never seen is introduced on the earliest free day: a first sight is nearly always a
+    miss, and what it leaves depends on the same-day re-drills the plan cannot see, so it must
+    not wait for the end. Otherwise the candidates are the latest free day (the last review close
+    to the date) and the free day nearest the middle of the longest gap between the card's
+    reviews (spacing); the one that raises the predicted recall on the day most wins."""
+    taken = {*days, seen_on}
+    open_days = [d for d in range(len(free)) if free[d] > 0 and d not in taken]
+    if not open_days:
+        return None
+    if memory is None and not days:
+        candidates = {open_days[0]}
+    else:
+        points = sorted(d for d in taken if d is not None)
+        gaps = [(b - a, (a + b) / 2) for a, b in zip(points, points[1:], strict=False)]
+        candidates = {open_days[-1]}
+        if gaps:
+            width, middle = max(gaps)
+            if width >= 2:
+                candidates.add(min(open_days, key=lambda d: (abs(d - middle), -d)))
+    best = None
+    for day in candidates:
+        trial = sorted([*days, day])
+        recall = predicted_recall(model, memory, trial, timeline)
+        if best is None or recall > best[2]:
+            best = (day, trial, recall)
+    return best

@@ -162,15 +162,24 @@ def test_without_sm2_reviews_the_plan_only_raises_recall(specs, days_until, per_
     assert result.followed.overall >= result.now.overall - 1e-9
 
 
-def test_the_plan_puts_the_weakest_cards_last_and_stops_at_the_target():
+def test_new_cards_come_early_and_last_reviews_close_to_the_date():
     cards = deck([("tasks", None, 0)] * 10)  # ten new cards
     result = plan_build(
         cards=cards, model=MODEL, today_start=T0, days_until=10, per_day=5, target=0.6
     )
     assert result.now.overall == 0.0
-    assert result.days[-1].cards and not result.days[0].cards  # close to the date, not today
+    assert set(result.days[0].cards + result.days[1].cards) == set(range(1, 11))  # introduced
+    assert result.days[-1].cards  # and reviewed again close to the date
     assert result.followed.overall >= 0.6 and result.shortfall == 0
     assert result.reviews < 10 * 5  # not the whole budget: the target was reached
+
+
+def test_a_known_card_is_reviewed_the_day_before_not_today():
+    cards = deck([("tasks", [(4, 60), (4, 60 * 24 * 3)], 30)])
+    result = plan_build(
+        cards=cards, model=MODEL, today_start=T0, days_until=10, per_day=5, target=0.95
+    )
+    assert 1 in result.days[-1].cards and 1 not in result.days[0].cards
 
 
 def test_a_budget_too_small_says_by_how_much_and_which_sections():
