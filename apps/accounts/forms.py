@@ -19,7 +19,15 @@ class ProfileForm(forms.ModelForm):
 
     class Meta:
         model = Profile
-        fields = ("time_zone", "new_cards_per_day", "reviews_per_day")
+        fields = (
+            "time_zone",
+            "new_cards_per_day",
+            "reviews_per_day",
+            "interview_date",
+            "daily_budget_minutes",
+            "target_recall",
+        )
+        widgets = {"interview_date": forms.DateInput(attrs={"type": "date"})}
         help_texts = {
             "new_cards_per_day": "New cards introduced per day (0 to 500).",
             "reviews_per_day": "Most reviews shown per day (1 to 5000).",

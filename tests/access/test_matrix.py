@@ -748,6 +748,10 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     "api-export-json": [A("get", r("api-export-json"), A_SELF, secrets=_alice_data)],
     "api-export-zip": [A("get", r("api-export-zip"), A_SELF)],
+    "api-profile": [
+        A("get", r("api-profile"), A_SELF),
+        A("patch", r("api-profile"), A_SELF, lambda w: {"target_recall": 80}),
+    ],
     "api-schema": [A("get", r("api-schema"), A_PUBLIC)],
     "api-docs": [A("get", r("api-docs"), A_PUBLIC)],
 }
