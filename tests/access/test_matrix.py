@@ -206,6 +206,22 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("study:cram", "alice-draft"), DRAFT_SELF),
     ],
     "study:stats": [P("get", r("study:stats"), SELF)],
+    "study:plan": [
+        P("get", r("study:plan"), SELF),
+        P(
+            "post",
+            r("study:plan"),
+            SELF,
+            lambda w: {"card": w.deck.cards.get(slug="ray-actor").pk, "grade": "4"},
+        ),
+        P(
+            "post",
+            r("study:plan"),
+            DRAFT_SELF,
+            lambda w: {"card": w.draft_card.pk, "grade": "4"},
+            shares=("staff",),
+        ),
+    ],  # fmt: skip
     "study:suspend": [
         P("post", r("study:suspend", "card.pk"), SELF),
         P("post", r("study:suspend", "draft_card.pk"), DRAFT_SELF),
