@@ -14,9 +14,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.accounts.models import Profile, profile_for
@@ -27,7 +28,8 @@ from apps.study.models import CardState, MemoryFit, ReviewLog
 
 DEFAULT_BUDGET_MINUTES = 20
 CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calibration
-REFIT_GROWTH = 1.2  # refit once the learner has 20% more reviews than the last fit used
+REFIT_GROWTH = 1.2
+NOON = plan.NOON  # refit once the learner has 20% more reviews than the last fit used
 
 
 class NoInterviewDate(services.StudyError):
@@ -225,47 +227,37 @@ class Readiness:
     predicted_recall: float | None  # on the day, if nothing more is studied; None without a date
 
 
-def interview_readiness(users) -> dict[int, Readiness]:
-    """Each user's interview date and predicted recall on the day if they study nothing more
-    (the share of the cards of the decks they study), for the team pages. Three queries
-    whatever the number of users and reviews: profiles, states' decks, reviews."""
-    users = list(users)
-    ids = [u.pk for u in users]
-    profiles = {p.user_id: p for p in Profile.objects.filter(user_id__in=ids)}
+def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int, Readiness]:
+    """Each user's interview date and predicted recall on the day if they study nothing more:
+    the predicted share of the deck's `card_count` cards recalled at noon of the interview day
+    (cards never reviewed count 0). The one definition the team dashboard, CSV and API show.
+    One query (the profiles), two when someone has a date (their reviews of the deck), whatever
+    the number of users and reviews."""
+    ids = list(user_ids)
+    profiles = {
+        uid: (day, zone)
+        for uid, day, zone in Profile.objects.filter(user_id__in=ids).values_list(
+            "user_id", "interview_date", "time_zone"
+        )
+    }
     out = {uid: Readiness(None, None) for uid in ids}
-    planning = [uid for uid, p in profiles.items() if p.interview_date is not None]
+    planning = [uid for uid, (day, _) in profiles.items() if day is not None]
     if not planning:
         return out
-    decks: dict[int, set[int]] = {}
-    for uid, deck_id in CardState.objects.filter(user_id__in=planning).values_list(
-        "user_id", "deck_id"
-    ):
-        decks.setdefault(uid, set()).add(deck_id)
-    card_counts = dict(
-        Card.objects.filter(deck__is_published=True)
-        .values_list("deck_id")
-        .annotate(n=Count("id"))
-        .values_list("deck_id", "n")
-    )
     by_user: dict[int, dict[int, list[Review]]] = {}
-    logs = ReviewLog.objects.filter(user_id__in=planning, undone_at=None).values_list(
-        "user_id", "card_id", "grade", "reviewed_at"
-    )
+    logs = ReviewLog.objects.filter(
+        user_id__in=planning, undone_at=None, card__deck_id=deck_id
+    ).values_list("user_id", "card_id", "grade", "reviewed_at")
     for uid, card_id, grade, at in logs:
         by_user.setdefault(uid, {}).setdefault(card_id, []).append(Review(card_id, grade, at))
     model = MemoryModel()
     for uid in planning:
-        profile = profiles[uid]
-        moment = datetime.combine(profile.interview_date, datetime.min.time(), tzinfo=profile.zone)
-        moment += timedelta(hours=12)
-        total = sum(card_counts.get(d, 0) for d in decks.get(uid, ()))
-        if not total:
-            out[uid] = Readiness(profile.interview_date, 0.0)
-            continue
+        day, zone = profiles[uid]
+        noon = datetime.combine(day, datetime.min.time(), tzinfo=ZoneInfo(zone)) + NOON
         recalled = sum(
-            model.recall(model.memory(history), moment) for history in by_user.get(uid, {}).values()
+            model.recall(model.memory(history), noon) for history in by_user.get(uid, {}).values()
         )
-        out[uid] = Readiness(profile.interview_date, min(1.0, recalled / total))
+        out[uid] = Readiness(day, min(1.0, recalled / card_count) if card_count else 0.0)
     return out
 
 

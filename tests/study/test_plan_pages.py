@@ -149,7 +149,7 @@ def test_the_plan_page_query_count_is_pinned(client, alice, small_deck, django_a
 def test_interview_readiness_for_the_team_pages(alice, bob, small_deck):
     learn_all(alice, small_deck, days_ago=2)
     plan_for(alice)
-    result = interview.interview_readiness([alice, bob])
+    result = interview.interview_readiness([alice.pk, bob.pk], deck_id=small_deck.pk, card_count=5)
     assert result[bob.pk].interview_date is None and result[bob.pk].predicted_recall is None
     assert result[alice.pk].interview_date == profile_for(alice).interview_date
     assert 0.5 < result[alice.pk].predicted_recall < 1
@@ -160,3 +160,34 @@ def test_the_plan_link_is_on_the_study_home_when_there_is_a_date(client, alice, 
     assert reverse("study:plan") not in client.get(reverse("home")).content.decode()
     plan_for(alice)
     assert reverse("study:plan") in client.get(reverse("home")).content.decode()
+
+
+def test_the_stats_page_shows_calibration_once_there_are_enough_reviews(client, alice, small_deck):
+    client.force_login(alice)
+    assert (
+        "Shown once 50 of your reviews can be scored"
+        in client.get("/study/stats/").content.decode()
+    )
+    _grow(small_deck, 95)
+    start = timezone.now() - timedelta(days=30)
+    for i, card in enumerate(small_deck.cards.all()):
+        days = [(0, 4), (3 + i % 7, 4 if i % 5 else 1), (20, 4)]
+        ReviewLog.objects.bulk_create(
+            ReviewLog(user=alice, card=card, grade=grade, kind="review", state_after={},
+                      reviewed_at=start + timedelta(days=d))
+            for d, grade in days
+        )  # fmt: skip
+    html = client.get("/study/stats/").content.decode()
+    assert "on your latest 60 reviews" in html and "Log loss" in html
+
+
+def test_the_worker_fit_keeps_the_defaults_without_the_optimizer(alice, small_deck):
+    from apps.study import memory
+    from apps.study.models import MemoryFit
+
+    if memory.optimizer_available():
+        pytest.skip("the optimizer is installed here")
+    assert not interview.memory_fit_due(alice)
+    assert interview.memory_fit_run(user_id=alice.pk) is False
+    fit = MemoryFit.objects.get(user=alice)
+    assert fit.parameters == [] and fit.claimed_at is None  # defaults, claim released
