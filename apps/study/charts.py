@@ -113,5 +113,5 @@ def paired_bar_chart(
         hp, hd = round(plot * p / top), round(plot * d / top)
         first.append(Bar(x=x, y=10 + plot - hp, width=bar, height=hp, value=p, label=label))
         second.append(Bar(x=x + bar, y=10 + plot - hd, width=bar, height=hd, value=d, label=label))
-    return PairedBarChart(first, second, width=36 + len(labels) * step, height=height, top=top,
+    return PairedBarChart(first, second, width=60 + len(labels) * step, height=height, top=top,
                           baseline=10 + plot)  # fmt: skip

@@ -191,3 +191,32 @@ def test_the_worker_fit_keeps_the_defaults_without_the_optimizer(alice, small_de
     assert interview.memory_fit_run(user_id=alice.pk) is False
     fit = MemoryFit.objects.get(user=alice)
     assert fit.parameters == [] and fit.claimed_at is None  # defaults, claim released
+
+
+def test_grading_a_planned_card_costs_the_same_queries_for_5_or_50_cards(client, alice, small_deck):
+    learn_all(alice, small_deck)
+    plan_for(alice, days=1, budget=30, target=99)
+    client.force_login(alice)
+    client.get(URL)
+
+    def grade_next():
+        page = client.get(URL).content.decode()
+        card_id = int(re.search(r'id="plan-card" data-card="(\d+)"', page).group(1))
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(
+                URL, {"card": card_id, "grade": 4}, headers={"HX-Request": "true"}
+            )
+            assert response.status_code == 200
+        return len(ctx.captured_queries)
+
+    small = grade_next()
+    # session, user, profile, the card; the refused SM-2 review (its state row, no write), the
+    # plan-mode log (lock, insert, savepoints); then the plan again (fit, states, cards, reviews)
+    assert small == 16
+    _grow(small_deck, 45)
+    for card in small_deck.cards.filter(slug__startswith="extra-"):
+        services.review_record(
+            user=alice, card=card, grade=5, now=timezone.now() - timedelta(days=8)
+        )
+    CardState.objects.filter(user=alice).update(due_at=timezone.now() + timedelta(days=40))
+    assert grade_next() == small
