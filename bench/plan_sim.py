@@ -28,7 +28,7 @@ from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from apps.study import scheduler  # noqa: E402
-from apps.study.memory import MemoryModel  # noqa: E402
+from apps.study.memory import MemoryModel, Review, calibration  # noqa: E402
 from apps.study.plan import PlanCard, plan_build  # noqa: E402
 
 CARDS, SECTIONS, NEW_PER_DAY = 200, 8, 20
@@ -112,6 +112,7 @@ class Learner:
     sm2: dict[int, scheduler.CardSchedule] = field(default_factory=dict)
     seen: dict[int, fsrs.Card] = field(default_factory=dict)  # the planner's view of memory
     reviews: int = 0
+    log: list[Review] = field(default_factory=list)
 
     def grade(self, card: int, at: datetime) -> int:
         r = self.truth.recall(card, at)
@@ -125,6 +126,7 @@ class Learner:
         grade = self.grade(card, at)
         self.truth.review(card, grade, at)
         self.seen[card] = PLANNER.reviewed(self.seen.get(card), grade, at, card_id=card + 1)
+        self.log.append(Review(card + 1, grade, at))
         state = self.sm2.get(card) or scheduler.new_state(at)
         if scheduler.is_due(state, at):
             self.sm2[card] = scheduler.review(state, grade, at)
@@ -198,6 +200,7 @@ def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: fl
     for day in range(warmup, interview):
         sm2_day(plain, day, budget)
     results["sm2"] = (readiness(plain, interview), plain.reviews)
+    results["log"] = plain.log
     matched = max(1, round(plain.reviews / horizon))
     for name, per_day in (("plan", budget), ("plan-matched", matched)):
         planned = copy.deepcopy(learner)
@@ -208,12 +211,40 @@ def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: fl
     return results
 
 
+def calibration_table(truth_cls, learners: int, budget: int) -> None:
+    """FSRS with default parameters (the planner's model) predicting the simulated learners'
+    own reviews: 30 days of plain SM-2, 30% most recent reviews held out, all learners pooled."""
+    reviews = []
+    for seed in range(learners):
+        log = run_sm2_only(truth_cls, seed, 30, budget)
+        reviews += [Review(seed * 1000 + r.card_id, r.grade, r.at) for r in log]
+    cal = calibration(reviews, PLANNER, bins=5)
+    print(f"\n{truth_cls.name}: {cal.count} held-out reviews, log loss {cal.log_loss:.3f} "
+          f"(constant prediction {cal.base_rate_log_loss:.3f})")  # fmt: skip
+    print("| predicted | reviews | mean predicted | recalled |\n|---|---|---|---|")
+    for b in cal.bins:
+        print(f"| {b.low:.0%}-{b.high:.0%} | {b.count} | {b.predicted:.1%} | {b.observed:.1%} |")
+
+
+def run_sm2_only(truth_cls, seed: int, days: int, budget: int) -> list[Review]:
+    rng = random.Random(seed)
+    learner = Learner(truth=truth_cls(rng), rng=rng)
+    for day in range(days):
+        sm2_day(learner, day, budget)
+    return learner.log
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--learners", type=int, default=10)
     parser.add_argument("--budgets", default="40,100", help="reviews a day, comma-separated")
     parser.add_argument("--target", type=float, default=0.9)
+    parser.add_argument("--calibration", action="store_true", help="only the calibration tables")
     args = parser.parse_args()
+    if args.calibration:
+        for truth_cls in (FsrsTruth, ExponentialTruth):
+            calibration_table(truth_cls, args.learners, 40)
+        return
     budgets = [int(b) for b in args.budgets.split(",")]
     print(f"{args.learners} learners per row, 200 cards, target {args.target:.0%}; "
           "mean over learners (same seeds in every column)\n")  # fmt: skip
