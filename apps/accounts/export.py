@@ -59,6 +59,9 @@ PROFILE = {
     "time_zone": "profile__time_zone",
     "new_cards_per_day": "profile__new_cards_per_day",
     "reviews_per_day": "profile__reviews_per_day",
+    "interview_date": "profile__interview_date",
+    "daily_budget_minutes": "profile__daily_budget_minutes",
+    "target_recall": "profile__target_recall",
 }
 CARD_STATES = {
     "deck": "deck__slug",

@@ -1,4 +1,5 @@
 import zoneinfo
+from datetime import date, datetime
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -9,6 +10,17 @@ from django.db import models
 def validate_time_zone(value: str) -> None:
     if value not in zoneinfo.available_timezones():
         raise ValidationError(f"{value!r} is not a time zone name such as Europe/Berlin.")
+
+
+MAX_BUDGET_MINUTES = 600
+
+
+def interview_date_error(day: date, zone: zoneinfo.ZoneInfo, now: datetime | None = None) -> str:
+    """Why `day` cannot be an interview date ("" when it can): it must not be in the past."""
+    today = (now or datetime.now(tz=zoneinfo.ZoneInfo("UTC"))).astimezone(zone).date()
+    if day < today:
+        return f"The interview date {day:%Y-%m-%d} is in the past; today is {today:%Y-%m-%d}."
+    return ""
 
 
 class Profile(models.Model):
@@ -27,8 +39,33 @@ class Profile(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(5000)],
     )
 
+    # The interview plan (apps.study.plan): no date, no plan.
+    interview_date = models.DateField(
+        null=True, blank=True, help_text="The day of your interview, in your time zone."
+    )
+    daily_budget_minutes = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_BUDGET_MINUTES)],
+        help_text=f"Minutes a day you can study for it (1 to {MAX_BUDGET_MINUTES}).",
+    )
+    target_recall = models.PositiveSmallIntegerField(
+        default=90,
+        validators=[MinValueValidator(50), MaxValueValidator(99)],
+        help_text="Share of cards to recall on the day, in percent (50 to 99).",
+    )
+
     def __str__(self) -> str:
         return f"Profile of {self.user}"
+
+    def clean(self) -> None:
+        if self.interview_date is not None and self.time_zone in zoneinfo.available_timezones():
+            error = interview_date_error(self.interview_date, self.zone)
+            if error:
+                raise ValidationError({"interview_date": error})
+
+    def local_today(self, now: datetime | None = None) -> date:
+        return (now or datetime.now(tz=zoneinfo.ZoneInfo("UTC"))).astimezone(self.zone).date()
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:

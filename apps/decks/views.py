@@ -6,18 +6,21 @@ from apps.decks import selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
+from apps.study import interview as study_interview
 from apps.study import selectors as study_selectors
 
 
 def home(request: HttpRequest) -> HttpResponse:
     decks = list(selectors.deck_list(request.user))
+    context = {"decks": decks}
     if request.user.is_authenticated:
         counts = study_selectors.due_counts(
             request.user, card_counts={item.pk: item.card_count for item in decks}
         )
         for item in decks:
             item.study = counts.get(item.pk, {"due": 0, "new": 0})
-    return render(request, "decks/home.html", {"decks": decks})
+        context["interview"] = study_interview.next_step(request.user)
+    return render(request, "decks/home.html", context)
 
 
 def deck(request: HttpRequest, slug: str) -> HttpResponse:

@@ -87,3 +87,31 @@ def bar_chart(values: list[int], labels: list[str], height: int = 140, bar: int 
                         value=value, label=label))  # fmt: skip
     return BarChart(bars, width=36 + len(values) * (bar + gap), height=height, top=top,
                     baseline=10 + plot)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PairedBarChart:
+    """Two bars a day side by side (e.g. reviews planned and done), on one scale."""
+
+    planned: list[Bar]
+    done: list[Bar]
+    width: int
+    height: int
+    top: int
+    baseline: int
+
+
+def paired_bar_chart(
+    planned: list[int], done: list[int], labels: list[str], height: int = 140, bar: int = 8
+) -> PairedBarChart:
+    top = max(max(planned, default=0), max(done, default=0), 1)
+    plot = height - 30
+    step = 2 * bar + 4
+    first, second = [], []
+    for i, (p, d, label) in enumerate(zip(planned, done, labels, strict=True)):
+        x = 36 + i * step
+        hp, hd = round(plot * p / top), round(plot * d / top)
+        first.append(Bar(x=x, y=10 + plot - hp, width=bar, height=hp, value=p, label=label))
+        second.append(Bar(x=x + bar, y=10 + plot - hd, width=bar, height=hd, value=d, label=label))
+    return PairedBarChart(first, second, width=60 + len(labels) * step, height=height, top=top,
+                          baseline=10 + plot)  # fmt: skip

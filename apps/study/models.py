@@ -99,6 +99,10 @@ class ReviewLog(models.Model):
         NEW = "new", "first review of a new card"
         REVIEW = "review", "review of a due card"
         REDRILL = "redrill", "same-day re-drill"
+        # A card the interview plan put in front of the learner before SM-2 made it due: logged
+        # (the memory model learns from it) with its SM-2 schedule unchanged (state_after is
+        # state_before).
+        PLAN = "plan", "interview plan review of a card not due"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs"
@@ -142,3 +146,19 @@ class NewCardCursor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} / deck {self.deck_id}: new after card {self.after_card_id}"
+
+
+class MemoryFit(models.Model):
+    """A learner's own FSRS parameters, fitted by the worker from their reviews
+    (apps.study.memory.fit_parameters); without a row the model uses FSRS's defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_fit"
+    )
+    parameters = models.JSONField(default=list, help_text="21 FSRS-6 parameters; [] = defaults.")
+    reviews = models.PositiveIntegerField(default=0, help_text="Reviews the fit was made from.")
+    fitted_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="A worker is fitting.")
+
+    def __str__(self) -> str:
+        return f"FSRS parameters of {self.user} ({self.reviews} reviews)"

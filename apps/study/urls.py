@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.study import views
+from apps.study import plan_views, views
 
 app_name = "study"
 urlpatterns = [
@@ -10,5 +10,6 @@ urlpatterns = [
     path("review/<slug:deck_slug>/", views.review, name="review-deck"),
     path("cram/<slug:deck_slug>/", views.cram, name="cram"),
     path("stats/", views.stats, name="stats"),
+    path("plan/", plan_views.plan_page, name="plan"),
     path("cards/<int:card_id>/suspend/", views.suspend, name="suspend"),
 ]

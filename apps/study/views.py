@@ -18,7 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import charts, scheduler, selectors, services
+from apps.study import charts, interview, scheduler, selectors, services
 from apps.study.selectors import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
@@ -283,6 +283,8 @@ def stats(request):
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
+        "calibration": interview.calibration(request.user),
+        "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
     }
     return render(request, "study/stats.html", context)
 

@@ -57,6 +57,7 @@ from django.utils import timezone
 
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Attempt, Quiz
+from apps.study.interview import interview_readiness
 from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Invite, Membership, Team
 
@@ -151,6 +152,9 @@ class MemberFigures:
     readiness: float = 0.0
     last_active: datetime | None = None
     cells: list[tuple[SectionFigure, float, int]] = field(default_factory=list)
+    # The interview plan (apps.study.interview.interview_readiness): None without a date.
+    interview_date: date | None = None
+    interview_recall: float | None = None
 
 
 @dataclass
@@ -348,12 +352,13 @@ def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tu
 def team_progress(
     team: Team, *, now: datetime | None = None, viewer_id: int | None = None
 ) -> TeamProgress:
-    """Every figure of the team dashboard. Computed in seven queries whatever the team or deck
-    size, and kept in the shared cache for `progress_cache_seconds()` under a key that changes
-    with the team's membership and the deck's content (one query to check): a lead's dashboard
-    shows figures "as of" `progress.now`, at most that old. Pass `now` to compute afresh for
-    that moment (no cache). With `viewer_id`, the weakest concepts are counted over the members
-    that viewer's averages are over (see `TeamProgress.averages_for`)."""
+    """Every figure of the team dashboard. Computed in eight queries (nine when a member has an
+    interview date) whatever the team or deck size, and kept in the shared cache for
+    `progress_cache_seconds()` under a key that changes with the team's membership and the
+    deck's content (one query to check): a lead's dashboard shows figures "as of"
+    `progress.now`, at most that old. Pass `now` to compute afresh for that moment (no cache).
+    With `viewer_id`, the weakest concepts are counted over the members that viewer's averages
+    are over (see `TeamProgress.averages_for`)."""
     ttl = progress_cache_seconds()
     if now is not None or not ttl:
         return _compute_team_progress(team, now=now, viewer_id=viewer_id)
@@ -531,6 +536,12 @@ def _compute_team_progress(
         WeakCard(card=card, learners=card.learners, share=card.learners / n)
         for card in weakest_cards
     ]
+    plans = interview_readiness(
+        [m.user_id for m in members], deck_id=deck.pk, card_count=card_count
+    )  # query 8 (and 9 when a member has an interview date)
+    for member in members:
+        plan = plans[member.user_id]
+        member.interview_date, member.interview_recall = plan.interview_date, plan.predicted_recall
     return TeamProgress(
         team=team,
         deck=deck,

@@ -90,6 +90,15 @@ class MemberProgressSerializer(serializers.Serializer):
         help_text="Knowledge-check slug -> best score share, null if not taken.",
     )
     last_active = serializers.DateTimeField(allow_null=True)
+    interview_date = serializers.DateField(
+        allow_null=True, help_text="The member's interview date (their local day), or null."
+    )
+    interview_recall = serializers.FloatField(
+        allow_null=True,
+        help_text="Predicted share of the deck's cards recalled at noon on the interview day if "
+        "the member studies nothing more (FSRS; cards never reviewed count 0); null without a "
+        "date.",
+    )
 
 
 class WeakCardSerializer(serializers.Serializer):

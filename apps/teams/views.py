@@ -83,6 +83,7 @@ def dashboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "progress": progress,
         "averages": progress.averages_for(request.user.pk),
         "rows": rows,
+        "interview_rows": [m for m in rows if m.interview_date is not None],
         "sort": sort,
         "sort_columns": SORT_COLUMNS,
         "cache_seconds": selectors.progress_cache_seconds(),
@@ -132,6 +133,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
             "last_active",
             *[f"mastery_pct:{f.section.slug}" for f in progress.sections],
             *[f"best_pct:{q.slug}" for q in progress.knowledge_checks],
+            "interview_date", "interview_recall_pct",
         ]
     )  # fmt: skip
     for m in rows:
@@ -143,6 +145,8 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 m.last_active.isoformat() if m.last_active else "",
                 *[_percent(m.mastery[f.section.pk]) for f in progress.sections],
                 *[_percent(m.knowledge_checks.get(q.pk)) for q in progress.knowledge_checks],
+                m.interview_date.isoformat() if m.interview_date else "",
+                _percent(m.interview_recall),
             ]
         )  # fmt: skip
     if progress.deck is not None:
@@ -156,6 +160,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 _percent(avg.knowledge), "",
                 *[_percent(share) for _, share, _ in avg.cells],
                 *["" for _ in progress.knowledge_checks],
+                "", "",
             ]
         )  # fmt: skip
     return response

@@ -206,6 +206,22 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("study:cram", "alice-draft"), DRAFT_SELF),
     ],
     "study:stats": [P("get", r("study:stats"), SELF)],
+    "study:plan": [
+        P("get", r("study:plan"), SELF),
+        P(
+            "post",
+            r("study:plan"),
+            SELF,
+            lambda w: {"card": w.deck.cards.get(slug="ray-actor").pk, "grade": "4"},
+        ),
+        P(
+            "post",
+            r("study:plan"),
+            DRAFT_SELF,
+            lambda w: {"card": w.draft_card.pk, "grade": "4"},
+            shares=("staff",),
+        ),
+    ],  # fmt: skip
     "study:suspend": [
         P("post", r("study:suspend", "card.pk"), SELF),
         P("post", r("study:suspend", "draft_card.pk"), DRAFT_SELF),
@@ -748,6 +764,10 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     "api-export-json": [A("get", r("api-export-json"), A_SELF, secrets=_alice_data)],
     "api-export-zip": [A("get", r("api-export-zip"), A_SELF)],
+    "api-profile": [
+        A("get", r("api-profile"), A_SELF),
+        A("patch", r("api-profile"), A_SELF, lambda w: {"target_recall": 80}),
+    ],
     "api-schema": [A("get", r("api-schema"), A_PUBLIC)],
     "api-docs": [A("get", r("api-docs"), A_PUBLIC)],
 }

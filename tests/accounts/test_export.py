@@ -78,6 +78,7 @@ def test_json_holds_exactly_alices_records(client, alice, world):
         "last_login": alice.last_login.isoformat(),
         "time_zone": "UTC", "new_cards_per_day": alice.profile.new_cards_per_day,
         "reviews_per_day": alice.profile.reviews_per_day,
+        "interview_date": None, "daily_budget_minutes": None, "target_recall": 90,
     }  # fmt: skip
     logs = list(ReviewLog.objects.filter(user=alice).order_by("id"))
     assert doc["reviews"] == [

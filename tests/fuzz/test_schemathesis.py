@@ -116,6 +116,9 @@ SEMANTIC_REFUSALS = {
     # Each demo has its own parameters (GET /api/demos/); the body's params object cannot say
     # which names and bounds apply without one schema per demo.
     "POST /api/demo-runs/": {400},
+    # The interview date must be the caller's local today or later (a schema cannot say "not
+    # before today in this time zone"), and the time zone an IANA name.
+    "PATCH /api/me/profile/": {400},
     # README: a token that names no live invite is a 410 (expired, revoked or used up).
     "POST /api/teams/join/": {410},
     # A team follows a published deck, named by its slug.

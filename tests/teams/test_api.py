@@ -126,12 +126,12 @@ def test_progress_queries_do_not_grow_with_members(
     api_client, team, alice, django_user_model, django_assert_num_queries
 ):
     api_client.force_authenticate(alice)
-    with django_assert_num_queries(8):  # the membership, then team_progress's seven
+    with django_assert_num_queries(9):  # the membership, then team_progress's eight
         api_client.get("/api/teams/ray-cohort/progress/")
     for i in range(30):
         user = django_user_model.objects.create(username=f"x{i}")
         Membership.objects.create(team=team, user=user)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         assert len(api_client.get("/api/teams/ray-cohort/progress/").json()["members"]) == 32
 
 
@@ -172,3 +172,29 @@ def test_a_member_cannot_tell_who_else_is_in_the_team_by_trying_to_remove_them(
     assert [hidden.status_code, stranger.status_code, nobody.status_code] == [403, 403, 403]
     assert hidden.json() == stranger.json() == nobody.json()
     assert Membership.objects.filter(team=team).count() == 3
+
+
+def test_progress_carries_each_members_interview_date_and_predicted_recall(
+    api_client, team, alice, small_deck
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.accounts.models import profile_for
+    from apps.study.services import review_record
+
+    for card in small_deck.cards.all()[:2]:
+        review_record(user=alice, card=card, grade=5, now=timezone.now() - timedelta(days=1))
+    profile = profile_for(alice)
+    profile.interview_date = timezone.localdate() + timedelta(days=3)
+    profile.save()
+    api_client.force_authenticate(alice)
+    members = {
+        m["username"]: m
+        for m in api_client.get("/api/teams/ray-cohort/progress/").json()["members"]
+    }
+    assert members["alice"]["interview_date"] == profile.interview_date.isoformat()
+    assert 0.2 < members["alice"]["interview_recall"] <= 0.4  # 2 of 5 cards, well remembered
+    others = [m for name, m in members.items() if name != "alice"]
+    assert all(m["interview_date"] is None and m["interview_recall"] is None for m in others)

@@ -1,0 +1,323 @@
+"""The interview plan, Django side: a learner's cards, SM-2 states and reviews loaded in a fixed
+number of queries, handed to the pure memory model (`memory`) and planner (`plan`); plan-mode
+reviews; the learner's readiness for the team pages; and fitting a learner's own parameters in
+the worker.
+
+Plan mode: a planned card that SM-2 makes due (or a new card) is graded as a normal review; one
+that is not due yet is graded in plan mode, which records a ReviewLog of kind "plan" (the memory
+model learns from it) and leaves the SM-2 schedule exactly as it was, like cram does, so the
+"not due -> 409" rule of the queue and the API stands.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.accounts.models import Profile, profile_for
+from apps.decks.models import Card
+from apps.study import memory, plan, scheduler, services
+from apps.study.memory import MemoryModel, Review
+from apps.study.models import CardState, MemoryFit, ReviewLog
+
+DEFAULT_BUDGET_MINUTES = 20
+CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calibration
+REFIT_GROWTH = 1.2
+NOON = plan.NOON  # refit once the learner has 20% more reviews than the last fit used
+
+
+class NoInterviewDate(services.StudyError):
+    status = 409
+
+
+@dataclass
+class InterviewPlan:
+    interview_date: date
+    today: date
+    plan: plan.Plan
+    seconds_per_review: float
+    budget_minutes: int
+    budget_is_default: bool
+    own_parameters: bool
+    cards: dict[int, Card]
+    section_titles: dict[str, str]
+    done_today: int
+    done_per_day: dict[date, int]
+    reviewed_today: set[int]
+    states: dict[int, CardState]
+    now: datetime
+    zone: object
+
+    def is_due(self, card_id: int) -> bool:
+        """Whether SM-2 lets the card be graded now (a new card always)."""
+        state = self.states.get(card_id)
+        return state is None or scheduler.is_due(state.schedule, self.now, self.zone)
+
+    @property
+    def days_until(self) -> int:
+        return (self.interview_date - self.today).days
+
+    @property
+    def today_cards(self) -> list[Card]:
+        """Today's planned cards not yet reviewed today, SM-2's due ones first."""
+        return [
+            self.cards[cid] for cid in self.plan.days[0].cards if cid not in self.reviewed_today
+        ]
+
+    def sections(self, readiness: plan.Readiness) -> list[tuple[str, float]]:
+        return [(self.section_titles[key], r) for key, r in readiness.sections.items()]
+
+
+def _model(user) -> tuple[MemoryModel, bool]:
+    fit = MemoryFit.objects.filter(user=user).values_list("parameters", flat=True).first()
+    return MemoryModel(fit or None), bool(fit)
+
+
+def _reviews(user) -> list[tuple[Review, str]]:
+    rows = ReviewLog.objects.filter(user=user, undone_at=None).values_list(
+        "card_id", "grade", "reviewed_at", "duration_ms", "kind"
+    )
+    return [(Review(card_id=c, grade=g, at=at, duration_ms=d), kind) for c, g, at, d, kind in rows]
+
+
+def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
+    """The learner's plan from today to their interview date, or None without a date (or with a
+    date already past). Five queries whatever the number of cards and reviews: the profile, the
+    fitted parameters, the states, the cards and the reviews."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    zone = profile.zone
+    today = scheduler.local_date(now, zone)
+    if profile.interview_date is None or profile.interview_date < today:
+        return None
+    model, own = _model(user)
+    states = {s.card_id: s for s in CardState.objects.filter(user=user)}
+    cards = Card.objects.filter(deck__is_published=True).select_related("section", "deck")
+    decks = {s.deck_id for s in states.values()}
+    if decks:
+        cards = cards.filter(deck_id__in=decks)
+    cards = {
+        c.pk: c for c in cards.order_by("deck_id", "section__order", "order", "id")
+        if not (c.pk in states and states[c.pk].suspended)
+    }  # fmt: skip
+    reviews = _reviews(user)
+    by_card: dict[int, list[Review]] = {}
+    start = scheduler.day_start(now, zone)
+    done_per_day: dict[date, int] = {}
+    reviewed_today: set[int] = set()
+    for review, _ in reviews:
+        by_card.setdefault(review.card_id, []).append(review)
+        day = scheduler.local_date(review.at, zone)
+        done_per_day[day] = done_per_day.get(day, 0) + 1
+        if review.at >= start:
+            reviewed_today.add(review.card_id)
+    seconds = plan.seconds_per_review(r.duration_ms for r, _ in reviews)
+    budget = profile.daily_budget_minutes or DEFAULT_BUDGET_MINUTES
+    titles = {}
+    plan_cards = []
+    for card in cards.values():
+        key = str(card.section_id)
+        titles[key] = card.section.title
+        state = states.get(card.pk)
+        plan_cards.append(
+            plan.PlanCard(
+                card_id=card.pk,
+                section=key,
+                memory=model.memory(by_card.get(card.pk, ()), card_id=card.pk),
+                schedule=state.schedule if state is not None else None,
+            )
+        )
+    done_today = done_per_day.get(today, 0)
+    result = plan.plan_build(
+        cards=plan_cards,
+        model=model,
+        today_start=start,
+        days_until=(profile.interview_date - today).days,
+        per_day=plan.reviews_per_day(budget, seconds),
+        target=profile.target_recall / 100,
+        done_today=done_today,
+    )
+    return InterviewPlan(
+        interview_date=profile.interview_date,
+        today=today,
+        plan=result,
+        seconds_per_review=seconds,
+        budget_minutes=budget,
+        budget_is_default=profile.daily_budget_minutes is None,
+        own_parameters=own,
+        cards=cards,
+        section_titles=titles,
+        done_today=done_today,
+        done_per_day=done_per_day,
+        reviewed_today=reviewed_today,
+        states=states,
+        now=now,
+        zone=zone,
+    )
+
+
+def next_step(user, now: datetime | None = None) -> dict | None:
+    """The home page's pointer to the plan: {"date", "days"} while an interview date is today
+    or later, else None. No query beyond the profile."""
+    profile = profile_for(user)
+    if profile.interview_date is None:
+        return None
+    today = scheduler.local_date(now or timezone.now(), profile.zone)
+    days = (profile.interview_date - today).days
+    return {"date": profile.interview_date, "days": days} if days >= 0 else None
+
+
+def plan_review_record(
+    *,
+    user,
+    card: Card,
+    grade: int,
+    client_id: uuid.UUID | None = None,
+    duration_ms: int | None = None,
+    now: datetime | None = None,
+) -> tuple[ReviewLog, bool]:
+    """Grade a planned card: a normal review when SM-2 lets it be graded now, else a plan-mode
+    review that logs the grade and leaves the schedule as it was. (log, created) as
+    `services.review_record`; the same client_id again replays the first log."""
+    if profile_for(user).interview_date is None:
+        raise NoInterviewDate("no interview date is set; set one in your profile to plan for it")
+    grade = scheduler.check_grade(grade)
+    try:
+        return services.review_record(
+            user=user, card=card, grade=grade, client_id=client_id, duration_ms=duration_ms, now=now
+        )
+    except services.CardNotDue:
+        pass
+    try:
+        with transaction.atomic():
+            row = CardState.objects.select_for_update().get(user=user, card=card)
+            if row.suspended:
+                raise services.CardSuspended(
+                    f"card {card.slug} is suspended; unsuspend it to review it"
+                )
+            schedule = row.schedule.as_json()
+            log = ReviewLog.objects.create(
+                user=user,
+                card=card,
+                grade=grade,
+                kind=ReviewLog.Kind.PLAN,
+                reviewed_at=now or timezone.now(),
+                duration_ms=duration_ms,
+                state_before=schedule,
+                state_after=schedule,
+                client_id=client_id,
+            )
+    except IntegrityError:
+        replayed = services._replay(user, client_id, card, grade)
+        if replayed is None:
+            raise
+        return replayed, False
+    return log, True
+
+
+@dataclass(frozen=True)
+class Readiness:
+    interview_date: date | None
+    predicted_recall: float | None  # on the day, if nothing more is studied; None without a date
+
+
+def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int, Readiness]:
+    """Each user's interview date and predicted recall on the day if they study nothing more:
+    the predicted share of the deck's `card_count` cards recalled at noon of the interview day
+    (cards never reviewed count 0). The one definition the team dashboard, CSV and API show.
+    One query (the profiles), two when someone has a date (their reviews of the deck), whatever
+    the number of users and reviews."""
+    ids = list(user_ids)
+    profiles = {
+        uid: (day, zone)
+        for uid, day, zone in Profile.objects.filter(user_id__in=ids).values_list(
+            "user_id", "interview_date", "time_zone"
+        )
+    }
+    out = {uid: Readiness(None, None) for uid in ids}
+    planning = [uid for uid, (day, _) in profiles.items() if day is not None]
+    if not planning:
+        return out
+    by_user: dict[int, dict[int, list[Review]]] = {}
+    logs = ReviewLog.objects.filter(
+        user_id__in=planning, undone_at=None, card__deck_id=deck_id
+    ).values_list("user_id", "card_id", "grade", "reviewed_at")
+    for uid, card_id, grade, at in logs:
+        by_user.setdefault(uid, {}).setdefault(card_id, []).append(Review(card_id, grade, at))
+    model = MemoryModel()
+    for uid in planning:
+        day, zone = profiles[uid]
+        noon = datetime.combine(day, datetime.min.time(), tzinfo=ZoneInfo(zone)) + NOON
+        recalled = sum(
+            model.recall(model.memory(history), noon) for history in by_user.get(uid, {}).values()
+        )
+        out[uid] = Readiness(day, min(1.0, recalled / card_count) if card_count else 0.0)
+    return out
+
+
+def calibration(user) -> memory.Calibration | None:
+    """The memory model's predictions against this learner's outcomes (held-out reviews), or None
+    until CALIBRATION_MIN_REVIEWS reviews can be scored. Two queries."""
+    model, _ = _model(user)
+    result = memory.calibration([r for r, _ in _reviews(user)], model)
+    if result is None or result.count < CALIBRATION_MIN_REVIEWS:
+        return None
+    return result
+
+
+def memory_fit_due(user) -> bool:
+    """Whether the worker should (re)fit this learner's parameters: enough reviews, the optimizer
+    installed, and no fit yet or 20% more reviews since the last one."""
+    if not memory.optimizer_available():
+        return False
+    count = ReviewLog.objects.filter(user=user, undone_at=None).count()
+    if count < memory.FIT_MIN_REVIEWS:
+        return False
+    fit = MemoryFit.objects.filter(user=user).first()
+    return fit is None or count >= fit.reviews * REFIT_GROWTH
+
+
+def memory_fit_enqueue(user) -> bool:
+    """Ask the worker to fit the learner's parameters if it is due; True if it was asked."""
+    if not memory_fit_due(user):
+        return False
+    from apps.study.tasks import memory_fit_task
+
+    transaction.on_commit(lambda: memory_fit_task.delay(user.pk))
+    return True
+
+
+def memory_fit_run(*, user_id: int) -> bool:
+    """Fit and store a learner's parameters (the worker's side). Claimed first, so two workers
+    never fit the same learner at once; a claim older than an hour is taken over."""
+    now = timezone.now()
+    MemoryFit.objects.get_or_create(user_id=user_id)
+    stale = now - timedelta(hours=1)
+    claimed = (
+        MemoryFit.objects.filter(user_id=user_id)
+        .filter(Q(claimed_at=None) | Q(claimed_at__lt=stale))
+        .update(claimed_at=now)
+    )
+    if claimed != 1:
+        return False
+    try:
+        reviews = [
+            Review(card_id=c, grade=g, at=at, duration_ms=d)
+            for c, g, at, d in ReviewLog.objects.filter(user_id=user_id, undone_at=None)
+            .order_by("reviewed_at")
+            .values_list("card_id", "grade", "reviewed_at", "duration_ms")
+        ]
+        parameters = memory.fit_parameters(reviews)
+        if parameters is not None:
+            MemoryFit.objects.filter(user_id=user_id).update(
+                parameters=list(parameters), reviews=len(reviews), fitted_at=timezone.now()
+            )
+        return parameters is not None
+    finally:
+        MemoryFit.objects.filter(user_id=user_id).update(claimed_at=None)

@@ -1,0 +1,183 @@
+"""The memory model: per card, the probability that a learner recalls it at a given moment, from
+the card's review history. Pure: no Django import.
+
+It is FSRS (the `fsrs` package): each review updates the card's stability and difficulty, and
+retrievability R(t) = (1 + factor * t / S) ** -decay is the predicted probability of recall t whole
+days after the last review. SM-2 stays the scheduler of the daily queue; this model only predicts
+(and the interview planner in `apps.study.plan` plans with it).
+
+SM-2 grades 0..5 map to FSRS ratings: 0, 1 and 2 are Again (a lapse), 3 is Hard, 4 Good, 5 Easy.
+A review counts as recalled when its grade is 3 or more, SM-2's own line between pass and fail.
+
+The parameters are FSRS's defaults until `fit_parameters` has the learner's own (it needs the
+optional `fsrs[optimizer]` extra, i.e. torch, and at least `FIT_MIN_REVIEWS` reviews); without them
+the defaults are kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import fsrs
+
+RATINGS = {
+    0: fsrs.Rating.Again,
+    1: fsrs.Rating.Again,
+    2: fsrs.Rating.Again,
+    3: fsrs.Rating.Hard,
+    4: fsrs.Rating.Good,
+    5: fsrs.Rating.Easy,
+}
+PASS_GRADE = 3
+DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.Scheduler().parameters)
+FIT_MIN_REVIEWS = 500
+# Log loss of a prediction of exactly 0 or 1 that turns out wrong is infinite.
+EPSILON = 1e-4
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """One grade of one card, as the model needs it."""
+
+    card_id: int
+    grade: int
+    at: datetime  # timezone-aware
+    duration_ms: int | None = None
+
+    @property
+    def recalled(self) -> bool:
+        return self.grade >= PASS_GRADE
+
+
+class MemoryModel:
+    """FSRS with one set of parameters (the defaults, or a learner's own)."""
+
+    def __init__(self, parameters: Sequence[float] | None = None):
+        self.parameters = tuple(parameters) if parameters else DEFAULT_PARAMETERS
+        self._scheduler = fsrs.Scheduler(parameters=self.parameters, enable_fuzzing=False)
+
+    def memory(self, reviews: Iterable[Review], card_id: int = 0) -> fsrs.Card | None:
+        """The card's memory after `reviews` (any order; one card's), or None when never seen."""
+        card = None
+        for review in sorted(reviews, key=lambda r: r.at):
+            card = self.reviewed(card, review.grade, review.at, card_id=review.card_id)
+        return card
+
+    def reviewed(
+        self, card: fsrs.Card | None, grade: int, at: datetime, card_id: int = 0
+    ) -> fsrs.Card:
+        """The memory after one more review with SM-2 `grade` at `at`."""
+        if card is None:
+            card = fsrs.Card(card_id=card_id or 1, due=_utc(at))
+        card, _ = self._scheduler.review_card(card, RATINGS[grade], review_datetime=_utc(at))
+        return card
+
+    def recall(self, card: fsrs.Card | None, at: datetime) -> float:
+        """Predicted probability of recall at `at`: 0 for a card never seen, else FSRS's
+        retrievability (whole days since the last review; a moment before it counts as 0 days)."""
+        if card is None:
+            return 0.0
+        return float(self._scheduler.get_card_retrievability(card, current_datetime=_utc(at)))
+
+    def recall_after_days(self, stability: float, days: float) -> float:
+        """Retrievability `days` after a review that left the card at `stability`."""
+        return (1 + self._scheduler._FACTOR * max(0.0, days) / stability) ** self._scheduler._DECAY
+
+
+def optimizer_available() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def fit_parameters(reviews: Sequence[Review]) -> tuple[float, ...] | None:
+    """The learner's own FSRS parameters from their reviews, or None when they have fewer than
+    FIT_MIN_REVIEWS or the optimizer (the `fsrs[optimizer]` extra: torch, pandas) is missing."""
+    if len(reviews) < FIT_MIN_REVIEWS or not optimizer_available():
+        return None
+    logs = [
+        fsrs.ReviewLog(
+            card_id=r.card_id,
+            rating=RATINGS[r.grade],
+            review_datetime=_utc(r.at),
+            review_duration=r.duration_ms,
+        )
+        for r in reviews
+    ]
+    return tuple(float(p) for p in fsrs.Optimizer(logs).compute_optimal_parameters())
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    low: float
+    high: float
+    count: int
+    predicted: float  # mean predicted recall in the bin
+    observed: float  # share actually recalled
+
+
+@dataclass(frozen=True)
+class Calibration:
+    bins: list[CalibrationBin]
+    log_loss: float
+    count: int  # held-out reviews scored
+    base_rate_log_loss: float  # a constant prediction of the observed share, for comparison
+
+
+def calibration(
+    reviews: Sequence[Review], model: MemoryModel, *, bins: int = 5, held_out: float = 0.3
+) -> Calibration | None:
+    """How well the model's predictions match the learner's outcomes. Every review is predicted
+    from that card's earlier reviews only (never from itself or later ones); the score is taken on
+    the most recent `held_out` share of the reviews that come a day or more after the card's
+    previous review (same-day re-drills are predicted as certain and tell nothing). None when no
+    review qualifies."""
+    by_card: dict[int, list[Review]] = {}
+    for review in reviews:
+        by_card.setdefault(review.card_id, []).append(review)
+    scored: list[tuple[datetime, float, bool]] = []
+    for card_id, history in by_card.items():
+        card = None
+        for review in sorted(history, key=lambda r: r.at):
+            if card is not None and (review.at - card.last_review).days >= 1:
+                scored.append((review.at, model.recall(card, review.at), review.recalled))
+            card = model.reviewed(card, review.grade, review.at, card_id=card_id)
+    if not scored:
+        return None
+    scored.sort(key=lambda s: s[0])
+    test = scored[len(scored) - max(1, round(len(scored) * held_out)) :]
+    loss = _log_loss([(p, y) for _, p, y in test])
+    share = sum(y for _, _, y in test) / len(test)
+    base = _log_loss([(share, y) for _, _, y in test])
+    edges = [i / bins for i in range(bins + 1)]
+    out = []
+    for low, high in zip(edges, edges[1:], strict=False):
+        inside = [(p, y) for _, p, y in test if low <= p < high or (high == 1.0 and p == 1.0)]
+        if inside:
+            out.append(
+                CalibrationBin(
+                    low=low,
+                    high=high,
+                    count=len(inside),
+                    predicted=sum(p for p, _ in inside) / len(inside),
+                    observed=sum(y for _, y in inside) / len(inside),
+                )
+            )
+    return Calibration(bins=out, log_loss=loss, count=len(test), base_rate_log_loss=base)
+
+
+def _log_loss(pairs: Sequence[tuple[float, bool]]) -> float:
+    total = 0.0
+    for p, y in pairs:
+        p = min(1 - EPSILON, max(EPSILON, p))
+        total -= math.log(p) if y else math.log(1 - p)
+    return total / len(pairs)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)

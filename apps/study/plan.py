@@ -1,0 +1,276 @@
+"""The interview planner: from today to the interview date, which cards to review on which day so
+that the predicted recall on the day reaches a target within a daily budget. Pure: no Django
+import; the memory model is `apps.study.memory`, SM-2 is `apps.study.scheduler`.
+
+Days are numbered from the learner's local today (0) to the interview day (`days_until`); a
+review planned on day d is assumed to happen at noon of that day, and "on the day" means noon of
+the interview day. The plan is built in two passes:
+
+1. SM-2's reviews: every card SM-2 makes due before the interview, on its due day (projected
+   forward with Good reviews), most overdue first; what does not fit a day moves to the next.
+2. For the interview: while the predicted share of cards recalled on the day is below the
+   target, the card with the lowest predicted recall on the day gets a review in the latest day
+   that still has room (so its last review falls close to the date), then the next lowest; a
+   card may get several such reviews over several passes, each one only if it raises the card's
+   predicted recall on the day.
+
+A planned review's outcome is not known in advance: the prediction follows the likelier outcome
+of each planned review (Good when the predicted recall at that moment is at least 1/2, else
+Again) and, for the card's last review before the interview, averages both outcomes weighted by
+their probability.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import fsrs
+
+from apps.study import scheduler
+from apps.study.memory import MemoryModel
+from apps.study.scheduler import CardSchedule
+
+DEFAULT_SECONDS_PER_REVIEW = 12.0
+MIN_TIMED_REVIEWS = 20
+# A duration outside this range is a learner who walked away (or a clock glitch), not a review.
+TIMED_RANGE_MS = (1_000, 300_000)
+NOON = timedelta(hours=12)
+GOOD, AGAIN = 4, 1
+MAX_PASSES = 8
+MIN_GAIN = 0.002
+
+
+def seconds_per_review(durations_ms: Iterable[int | None]) -> float:
+    """The learner's median seconds per review from their own timed reviews, or a default of 12 s
+    while fewer than 20 reviews were timed."""
+    low, high = TIMED_RANGE_MS
+    timed = [d for d in durations_ms if d is not None and low <= d <= high]
+    if len(timed) < MIN_TIMED_REVIEWS:
+        return DEFAULT_SECONDS_PER_REVIEW
+    return statistics.median(timed) / 1000
+
+
+def reviews_per_day(budget_minutes: int, seconds: float) -> int:
+    """How many reviews fit a daily budget of `budget_minutes` at `seconds` per review."""
+    return max(0, math.floor(budget_minutes * 60 / max(seconds, 0.1)))
+
+
+@dataclass(frozen=True)
+class PlanCard:
+    card_id: int
+    section: str
+    memory: fsrs.Card | None  # None: never reviewed
+    schedule: CardSchedule | None = None  # SM-2's state; None for a new card
+
+
+@dataclass
+class PlanDay:
+    day: int  # 0 = today
+    cards: list[int] = field(default_factory=list)  # SM-2's due cards first, then the plan's
+    due: int = 0  # how many of `cards` SM-2 makes due
+    capacity: int = 0
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """Predicted recall on the interview day: the share of cards recalled, overall and per
+    section, and per card."""
+
+    overall: float
+    sections: dict[str, float]
+    cards: dict[int, float]
+
+
+@dataclass
+class Plan:
+    days: list[PlanDay]
+    per_day: int
+    target: float
+    now: Readiness  # if nothing more is studied
+    followed: Readiness  # if the plan is followed
+
+    @property
+    def reviews(self) -> int:
+        return sum(len(day.cards) for day in self.days)
+
+    @property
+    def shortfall(self) -> float:
+        """How far (0..1) the predicted recall falls short of the target; 0 if it does not."""
+        return max(0.0, self.target - self.followed.overall)
+
+    @property
+    def short_sections(self) -> list[tuple[str, float]]:
+        """The sections predicted below the target if the plan is followed, weakest first."""
+        short = [(s, r) for s, r in self.followed.sections.items() if r < self.target]
+        return sorted(short, key=lambda item: item[1])
+
+
+def _readiness(cards: Sequence[PlanCard], recall: dict[int, float]) -> Readiness:
+    sections: dict[str, list[float]] = {}
+    for card in cards:
+        sections.setdefault(card.section, []).append(recall[card.card_id])
+    overall = sum(recall.values()) / len(recall) if recall else 0.0
+    return Readiness(
+        overall=overall,
+        sections={name: sum(v) / len(v) for name, v in sections.items()},
+        cards=dict(recall),
+    )
+
+
+class _Timeline:
+    def __init__(self, today_start: datetime, days_until: int):
+        self.start = today_start
+        self.interview = today_start + timedelta(days=days_until) + NOON
+
+    def moment(self, day: int) -> datetime:
+        return self.start + timedelta(days=day) + NOON
+
+    def day_of(self, moment: datetime) -> int:
+        return math.floor((moment - self.start) / timedelta(days=1))
+
+
+def predicted_recall(
+    model: MemoryModel, memory: fsrs.Card | None, days: Sequence[int], timeline: _Timeline
+) -> float:
+    """Predicted recall on the interview day if the card is reviewed on `days` (sorted)."""
+    if not days:
+        return model.recall(memory, timeline.interview)
+    for day in days[:-1]:
+        at = timeline.moment(day)
+        memory = model.reviewed(memory, GOOD if model.recall(memory, at) >= 0.5 else AGAIN, at)
+    at = timeline.moment(days[-1])
+    p = model.recall(memory, at)
+    good = model.recall(model.reviewed(memory, GOOD, at), timeline.interview)
+    again = model.recall(model.reviewed(memory, AGAIN, at), timeline.interview)
+    return p * good + (1 - p) * again
+
+
+def _sm2_due_days(schedule: CardSchedule, timeline: _Timeline, horizon: int) -> list[int]:
+    """The days before `horizon` on which SM-2 makes the card due, projected with Good reviews."""
+    days = []
+    if schedule.due_at is None:
+        return days
+    day = max(0, timeline.day_of(schedule.due_at))
+    while day < horizon:
+        days.append(day)
+        at = timeline.moment(day)
+        schedule = scheduler.review(schedule, GOOD, at)
+        day = max(day + 1, timeline.day_of(schedule.due_at))
+    return days
+
+
+def plan_build(
+    *,
+    cards: Sequence[PlanCard],
+    model: MemoryModel,
+    today_start: datetime,
+    days_until: int,
+    per_day: int,
+    target: float,
+    done_today: int = 0,
+) -> Plan:
+    """The plan from local today (`today_start`, its midnight) to the interview `days_until` days
+    later, with at most `per_day` reviews a day (`done_today` of today's already spent)."""
+    timeline = _Timeline(today_start, days_until)
+    horizon = max(1, days_until)
+    capacity = [per_day] * horizon
+    capacity[0] = max(0, per_day - done_today)
+    days = [PlanDay(day=d, capacity=capacity[d]) for d in range(horizon)]
+    free = list(capacity)
+    planned: dict[int, list[int]] = {card.card_id: [] for card in cards}
+    by_id = {card.card_id: card for card in cards}
+
+    # 1. SM-2's due cards, most overdue first; a day's overflow moves to the next day.
+    due_on: dict[int, list[tuple[datetime, int]]] = {}
+    for card in cards:
+        if card.schedule is not None:
+            for day in _sm2_due_days(card.schedule, timeline, horizon):
+                due_on.setdefault(day, []).append((card.schedule.due_at, card.card_id))
+    carry: list[tuple[datetime, int]] = []
+    for d in range(horizon):
+        waiting = carry + sorted(due_on.get(d, []))
+        carry = []
+        for key in waiting:
+            card_id = key[1]
+            if d in planned[card_id]:
+                continue
+            if free[d] > 0:
+                free[d] -= 1
+                planned[card_id].append(d)
+                days[d].cards.append(card_id)
+                days[d].due += 1
+            else:
+                carry.append(key)
+
+    # 2. For the interview: lowest predicted recall on the day first, in the latest free day.
+    now = {card.card_id: model.recall(card.memory, timeline.interview) for card in cards}
+    recall = {
+        cid: predicted_recall(model, by_id[cid].memory, d, timeline) for cid, d in planned.items()
+    }
+    total = sum(recall.values())
+    goal = target * len(cards)
+    for _ in range(MAX_PASSES):
+        if total >= goal or not any(free):
+            break
+        added = 0
+        for card_id in sorted(recall, key=lambda cid: (recall[cid], cid)):
+            if total >= goal:
+                break
+            memory = by_id[card_id].memory
+            seen_on = timeline.day_of(memory.last_review) if memory is not None else None
+            best = _best_slot(model, memory, planned[card_id], seen_on, free, timeline)
+            if best is None:
+                continue
+            day, trial, better = best
+            if better - recall[card_id] < MIN_GAIN:
+                continue
+            free[day] -= 1
+            planned[card_id] = trial
+            days[day].cards.append(card_id)
+            total += better - recall[card_id]
+            recall[card_id] = better
+            added += 1
+        if not added:
+            break
+    return Plan(
+        days=days,
+        per_day=per_day,
+        target=target,
+        now=_readiness(cards, now),
+        followed=_readiness(cards, recall),
+    )
+
+
+def _best_slot(model, memory, days: list[int], seen_on: int | None, free: list[int], timeline):
+    """Where one more review of a card helps most: (day, its days with that one, predicted recall).
+
+    A card never seen is introduced on the earliest free day: a first sight is nearly always a
+    miss, and what it leaves depends on the same-day re-drills the plan cannot see, so it must
+    not wait for the end. Otherwise the candidates are the latest free day (the last review close
+    to the date) and the free day nearest the middle of the longest gap between the card's
+    reviews (spacing); the one that raises the predicted recall on the day most wins."""
+    taken = {*days, seen_on}
+    open_days = [d for d in range(len(free)) if free[d] > 0 and d not in taken]
+    if not open_days:
+        return None
+    if memory is None and not days:
+        candidates = {open_days[0]}
+    else:
+        points = sorted(d for d in taken if d is not None)
+        gaps = [(b - a, (a + b) / 2) for a, b in zip(points, points[1:], strict=False)]
+        candidates = {open_days[-1]}
+        if gaps:
+            width, middle = max(gaps)
+            if width >= 2:
+                candidates.add(min(open_days, key=lambda d: (abs(d - middle), -d)))
+    best = None
+    for day in candidates:
+        trial = sorted([*days, day])
+        recall = predicted_recall(model, memory, trial, timeline)
+        if best is None or recall > best[2]:
+            best = (day, trial, recall)
+    return best

@@ -1,0 +1,279 @@
+"""Simulated learners study a 200-card deck to an interview date: plain SM-2 against SM-2 plus the
+interview plan, on the same learners (same seeds). See bench/README-plan.md.
+
+    .venv/bin/python bench/plan_sim.py                 # the full table (a few minutes)
+    .venv/bin/python bench/plan_sim.py --learners 4    # quicker, noisier
+
+Each learner's memory follows a known model the planner does not know: FSRS with the learner's
+parameters perturbed from the defaults and a per-card difficulty, or an exponential forgetting
+curve with per-card difficulty. The planner predicts with FSRS's default parameters from the
+reviews it has seen, as the app does. Pure Python: no Django, no database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import random
+import statistics
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import fsrs
+from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from apps.study import scheduler  # noqa: E402
+from apps.study.memory import MemoryModel, Review, calibration  # noqa: E402
+from apps.study.plan import PlanCard, plan_build  # noqa: E402
+
+CARDS, SECTIONS, NEW_PER_DAY = 200, 8, 20
+START = datetime(2026, 1, 1, tzinfo=UTC)
+NOON = timedelta(hours=12)
+PLANNER = MemoryModel()
+
+
+def moment(day: int, minute: int = 0) -> datetime:
+    return START + timedelta(days=day) + NOON + timedelta(minutes=minute)
+
+
+class FsrsTruth:
+    """FSRS with this learner's parameters (the defaults times log-normal noise) and a per-card
+    factor on elapsed time (a hard card forgets faster)."""
+
+    name = "fsrs-perturbed"
+
+    def __init__(self, rng: random.Random):
+        params = []
+        for p, low, high in zip(
+            fsrs.Scheduler().parameters,
+            LOWER_BOUNDS_PARAMETERS,
+            UPPER_BOUNDS_PARAMETERS,
+            strict=True,
+        ):
+            params.append(min(high, max(low, p * math.exp(rng.gauss(0, 0.3)))))
+        self.model = fsrs.Scheduler(parameters=params, enable_fuzzing=False)
+        self.factor = [math.exp(rng.gauss(0, 0.5)) for _ in range(CARDS)]
+        self.cards: dict[int, fsrs.Card] = {}
+
+    def recall(self, card: int, at: datetime) -> float:
+        memory = self.cards.get(card)
+        if memory is None:
+            return 0.0
+        days = math.floor((at - memory.last_review) / timedelta(days=1) * self.factor[card])
+        return (1 + self.model._FACTOR * max(0, days) / memory.stability) ** self.model._DECAY
+
+    def review(self, card: int, grade: int, at: datetime) -> None:
+        rating = fsrs.Rating.Again if grade < 3 else fsrs.Rating(grade - 1)
+        memory = self.cards.get(card) or fsrs.Card(card_id=card + 1, due=at)
+        self.cards[card], _ = self.model.review_card(memory, rating, review_datetime=at)
+
+
+class ExponentialTruth:
+    """R = exp(-t / S). First sight sets S from the learner's and the card's difficulty; a
+    success multiplies S by more the lower R was (spacing); a lapse halves it."""
+
+    name = "exponential"
+
+    def __init__(self, rng: random.Random):
+        self.learner = math.exp(rng.gauss(0, 0.3))
+        self.difficulty = [math.exp(rng.gauss(0, 0.5)) for _ in range(CARDS)]
+        self.stability: dict[int, float] = {}
+        self.last: dict[int, datetime] = {}
+
+    def recall(self, card: int, at: datetime) -> float:
+        if card not in self.stability:
+            return 0.0
+        days = (at - self.last[card]) / timedelta(days=1)
+        return math.exp(-max(0.0, days) / self.stability[card])
+
+    def review(self, card: int, grade: int, at: datetime) -> None:
+        d = self.difficulty[card]
+        if card not in self.stability:
+            self.stability[card] = 1.5 * self.learner / d
+        elif (at - self.last[card]) < timedelta(hours=12):
+            self.stability[card] *= 1.1  # same-day repetition: little lasting effect
+        elif grade >= 3:
+            r = self.recall(card, at)
+            self.stability[card] *= 1.5 + 4.0 * (1 - r) / d
+        else:
+            self.stability[card] = max(0.2, self.stability[card] * 0.5)
+        self.last[card] = at
+
+
+@dataclass
+class Learner:
+    truth: FsrsTruth | ExponentialTruth
+    rng: random.Random
+    sm2: dict[int, scheduler.CardSchedule] = field(default_factory=dict)
+    seen: dict[int, fsrs.Card] = field(default_factory=dict)  # the planner's view of memory
+    reviews: int = 0
+    log: list[Review] = field(default_factory=list)
+
+    def grade(self, card: int, at: datetime) -> int:
+        r = self.truth.recall(card, at)
+        if self.rng.random() >= r:
+            return 1
+        return 5 if r > 0.9 else 4 if r > 0.6 else 3
+
+    def study(self, card: int, at: datetime, *, plan_mode: bool = False) -> None:
+        """One review: a due (or new) card is an SM-2 review; a not-due card in plan mode leaves
+        SM-2's schedule alone, as the app's plan mode does."""
+        grade = self.grade(card, at)
+        self.truth.review(card, grade, at)
+        self.seen[card] = PLANNER.reviewed(self.seen.get(card), grade, at, card_id=card + 1)
+        self.log.append(Review(card + 1, grade, at))
+        state = self.sm2.get(card) or scheduler.new_state(at)
+        if scheduler.is_due(state, at):
+            self.sm2[card] = scheduler.review(state, grade, at)
+        elif not plan_mode:
+            raise AssertionError("plain SM-2 reviewed a card that is not due")
+        self.reviews += 1
+
+
+def sm2_day(learner: Learner, day: int, budget: int) -> int:
+    """Plain SM-2's day: due cards (most overdue first), then new cards, then same-day re-drills,
+    within `budget` reviews. Returns the reviews done."""
+    at, end = moment(day), scheduler.day_end(moment(day), UTC)
+    due = sorted((s.due_at, c) for c, s in learner.sm2.items() if s.due_at < end)
+    new = [c for c in range(CARDS) if c not in learner.sm2][:NEW_PER_DAY]
+    work = [c for _, c in due] + new
+    done = 0
+    for i, card in enumerate(work[:budget]):
+        learner.study(card, at + timedelta(minutes=i))
+        done += 1
+    return done + redrills(learner, day, budget - done)
+
+
+def redrills(learner: Learner, day: int, left: int) -> int:
+    end, done = scheduler.day_end(moment(day), UTC), 0
+    for round_ in range(1, 4):
+        again = [c for c, s in learner.sm2.items() if s.due_at < end and s.last_reviewed_at
+                 and s.last_reviewed_at >= moment(day) - NOON]  # fmt: skip
+        for card in again:
+            if done >= left:
+                return done
+            learner.study(card, moment(day, 60 * round_ + done))
+            done += 1
+    return done
+
+
+def plan_day(learner: Learner, day: int, interview: int, budget: int, target: float) -> int:
+    """SM-2 plus the plan: the plan's list for today (SM-2's due cards first), then re-drills."""
+    cards = [
+        PlanCard(c, f"s{c % SECTIONS}", learner.seen.get(c), learner.sm2.get(c))
+        for c in range(CARDS)
+    ]
+    plan = plan_build(
+        cards=cards,
+        model=PLANNER,
+        today_start=START + timedelta(days=day),
+        days_until=interview - day,
+        per_day=budget,
+        target=target,
+    )
+    done = 0
+    for i, card in enumerate(plan.days[0].cards):
+        learner.study(card, moment(day, i), plan_mode=True)
+        done += 1
+    return done + redrills(learner, day, budget - done)
+
+
+def readiness(learner: Learner, interview: int) -> float:
+    at = moment(interview)
+    return sum(learner.truth.recall(c, at) for c in range(CARDS)) / CARDS
+
+
+def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: float):
+    rng = random.Random(seed)
+    learner = Learner(truth=truth_cls(rng), rng=rng)
+    for day in range(warmup):
+        sm2_day(learner, day, budget)
+    interview = warmup + horizon
+    results = {}
+    plain = copy.deepcopy(learner)
+    plain.reviews = 0
+    for day in range(warmup, interview):
+        sm2_day(plain, day, budget)
+    results["sm2"] = (readiness(plain, interview), plain.reviews)
+    results["log"] = plain.log
+    matched = max(1, round(plain.reviews / horizon))
+    for name, per_day in (("plan", budget), ("plan-matched", matched)):
+        planned = copy.deepcopy(learner)
+        planned.reviews = 0
+        for day in range(warmup, interview):
+            plan_day(planned, day, interview, per_day, target)
+        results[name] = (readiness(planned, interview), planned.reviews)
+    return results
+
+
+def calibration_table(truth_cls, learners: int, budget: int) -> None:
+    """FSRS with default parameters (the planner's model) predicting the simulated learners'
+    own reviews: 30 days of plain SM-2, 30% most recent reviews held out, all learners pooled."""
+    reviews = []
+    for seed in range(learners):
+        log = run_sm2_only(truth_cls, seed, 30, budget)
+        reviews += [Review(seed * 1000 + r.card_id, r.grade, r.at) for r in log]
+    cal = calibration(reviews, PLANNER, bins=5)
+    print(f"\n{truth_cls.name}: {cal.count} held-out reviews, log loss {cal.log_loss:.3f} "
+          f"(constant prediction {cal.base_rate_log_loss:.3f})")  # fmt: skip
+    print("| predicted | reviews | mean predicted | recalled |\n|---|---|---|---|")
+    for b in cal.bins:
+        print(f"| {b.low:.0%}-{b.high:.0%} | {b.count} | {b.predicted:.1%} | {b.observed:.1%} |")
+
+
+def run_sm2_only(truth_cls, seed: int, days: int, budget: int) -> list[Review]:
+    rng = random.Random(seed)
+    learner = Learner(truth=truth_cls(rng), rng=rng)
+    for day in range(days):
+        sm2_day(learner, day, budget)
+    return learner.log
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--learners", type=int, default=10)
+    parser.add_argument("--budgets", default="40,100", help="reviews a day, comma-separated")
+    parser.add_argument("--target", type=float, default=0.9)
+    parser.add_argument("--calibration", action="store_true", help="only the calibration tables")
+    args = parser.parse_args()
+    if args.calibration:
+        for truth_cls in (FsrsTruth, ExponentialTruth):
+            calibration_table(truth_cls, args.learners, 40)
+        return
+    budgets = [int(b) for b in args.budgets.split(",")]
+    print(f"{args.learners} learners per row, 200 cards, target {args.target:.0%}; "
+          "mean over learners (same seeds in every column)\n")  # fmt: skip
+    header = (
+        "| truth | budget/day | warm-up | days | SM-2 recall | SM-2 reviews | plan recall "
+        "| plan reviews | plan (SM-2's reviews) recall | its reviews |"
+    )
+    print(header)
+    print("|" + "---|" * 10)
+    for truth_cls, budget in [(t, b) for t in (FsrsTruth, ExponentialTruth) for b in budgets]:
+        for warmup in (0, 20):
+            for horizon in (14, 30):
+                rows = [
+                    run(truth_cls, seed, warmup, horizon, budget, args.target)
+                    for seed in range(args.learners)
+                ]
+                cell = {}
+                for name in ("sm2", "plan", "plan-matched"):
+                    cell[name] = (
+                        statistics.mean(r[name][0] for r in rows),
+                        statistics.mean(r[name][1] for r in rows),
+                    )
+                print(
+                    f"| {truth_cls.name} | {budget} | {warmup} d | {horizon} "
+                    + "".join(f"| {100 * c[0]:.1f}% | {c[1]:.0f} " for c in cell.values())
+                    + "|",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
