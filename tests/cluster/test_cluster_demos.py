@@ -18,8 +18,9 @@ Status = DemoRun.Status
 QUICK = {
     "n_items": 6, "work_ms": 60, "size_mb": 40, "n_readers": 4, "max_actors": 2,
     "seconds_per_point": 0.5, "rounds": 4, "max_lag": 3, "episodes": 50, "hidden": 64,
-    "seconds_per_mode": 0.5, "steps": 8, "kill_at_step": 3, "cpus_per_job": 2,
-    "piecemeal_wait_s": 1.0, "trials": 2, "perturb_every": 2, "iterations": 1,
+    "seconds_per_mode": 0.5, "steps": 6, "kill_at_step": 3, "cpus_per_job": 2,
+    "piecemeal_wait_s": 0.5, "infeasible_wait_s": 0.5, "unschedulable_wait_s": 0.5,
+    "trials": 2, "perturb_every": 2, "iterations": 1,
     "env_runners": 0, "batch_size": 200, "object_mb": 10,
 }  # fmt: skip
 # The node-failure demo kills node b: it runs last, and the cluster is whole again after it.
@@ -100,7 +101,7 @@ def test_a_node_killed_under_a_run_ends_the_run_instead_of_leaving_it_running(
     two_nodes, cluster_worker, api_client, alice
 ):
     two_nodes.wait_for_nodes(2)
-    run_id = start(api_client, alice, "tasks-vs-actors", {"n_items": 40, "work_ms": 200})
+    run_id = start(api_client, alice, "tasks-vs-actors", {"n_items": 16, "work_ms": 300})
     wait_until(lambda: DemoRun.objects.get(pk=run_id).last_seq > 2, within=120, what="points")
     assert "node b killed" in two_nodes.script("kill-b")
     killed_at = time.monotonic()
