@@ -55,6 +55,24 @@ def cluster_cpus() -> float:
     return float(ray.cluster_resources().get("CPU", 0))
 
 
+_STATE: dict = {}  # the GCS state client, per cluster address
+
+
+def object_store_bytes_created() -> int:
+    """Bytes ever created in the cluster's object stores (the raylet's own cumulative count):
+    the difference over a phase is what that phase copied into shared memory."""
+    from ray._private.internal_api import get_memory_info_reply, get_state_from_address
+
+    address = ray.get_runtime_context().gcs_address
+    if address not in _STATE:
+        _STATE.clear()
+        _STATE[address] = get_state_from_address(address)
+    state = _STATE[address]
+    return int(
+        get_memory_info_reply(state, timeout_seconds=10).store_stats.cumulative_created_bytes
+    )
+
+
 def free_cpus() -> float:
     return float(ray.available_resources().get("CPU", 0))
 
