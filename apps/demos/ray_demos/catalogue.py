@@ -307,7 +307,7 @@ DEMOS: tuple[DemoSpec, ...] = (
         params=(
             Param("n_actors", "int", 2, 1, 8, "rollout actors"),
             Param("envs_per_actor", "int", 8, 1, 32, "environments stepped by each actor"),
-            Param("hidden", "int", 1024, 16, 2048, "policy layer width"),
+            Param("hidden", "int", 2048, 16, 2048, "policy layer width"),
             Param("layers", "int", 4, 1, 8, "hidden layers of the policy"),
             Param("accel_ms", "float", 1.0, 0.1, 20, "assumed accelerator time per batch, ms"),
             Param("seconds_per_mode", "float", 0.6, 0.2, 5, "measuring time per mode, s"),
