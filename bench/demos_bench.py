@@ -134,6 +134,15 @@ def main(slugs: list[str], runs: int) -> None:
               f"{agg['first_point_max_s']}), run {agg['run_median_s']} s (max {agg['run_max_s']}),"
               f" shown {agg['shown']}/{agg['runs']} {agg['verdicts']}", flush=True)  # fmt: skip
     out = ROOT / "bench" / "demos_results.json"
+    if slugs and out.exists():  # a partial run updates its demos, keeps the others' figures
+        previous = json.loads(out.read_text())
+        if isinstance(previous.get("demos"), dict):
+            for key in ("demos", "runs"):
+                kept = {k: v for k, v in previous.get(key, {}).items() if k not in rows}
+                results[key] = {**kept, **results[key]}
+            results["earlier"] = previous.get("earlier", []) + [
+                {k: previous.get(k) for k in ("when", "load_avg_start", "load_avg_end")}
+            ]
     out.write_text(json.dumps(results, indent=2) + "\n")
 
 

@@ -104,8 +104,16 @@ def test_conclude_turns_figures_into_json_with_the_claim_first():
     assert list(summary)[:3] == ["claim", "figures", "conditions"]
     assert summary["claim"]["verdict"] == SHOWN and summary["effect"] == "it ran"
     assert summary["conditions"] == {
-        "load_1m": 0.2, "machine_cpus": 2, "ray_cpus": 2, "cold": False, "busy": False
+        "load_1m": 0.2, "machine_cpus": 2, "ray_cpus": 2, "cold": False, "busy": False,
+        "ray_cpus_free": None,
     }  # fmt: skip
+
+
+def test_cpus_another_run_still_held_make_a_miss_inconclusive():
+    held = Conditions(load_1m=0.4, machine_cpus=2, ray_cpus=2, cold=False, ray_cpus_free=1.5)
+    result = verdict(CLAIM, figures(1.0, 1.1, 1.0), {}, held)
+    assert result["verdict"] == INCONCLUSIVE
+    assert "only 1.5 of Ray's 2 CPUs were free when the run started" in result["reason"]
 
 
 @pytest.mark.parametrize("spec", DEMOS, ids=lambda s: s.slug)

@@ -44,7 +44,8 @@ def judged(slug, summary):
     for figure in summary["figures"].values():
         if figure["trials"]:
             assert figure["min"] <= figure["median"] <= figure["max"]
-    assert set(summary["conditions"]) >= {"load_1m", "machine_cpus", "ray_cpus", "cold", "busy"}
+    assert set(summary["conditions"]) >= {"load_1m", "machine_cpus", "ray_cpus", "cold", "busy",
+                                          "ray_cpus_free"}  # fmt: skip
     return claim["verdict"]
 
 

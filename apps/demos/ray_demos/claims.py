@@ -126,10 +126,16 @@ class Conditions:
     machine_cpus: int  # os.cpu_count()
     ray_cpus: float  # CPUs the Ray cluster had
     cold: bool  # the first demo run in this worker process
+    ray_cpus_free: float | None = None  # CPUs of the cluster free when the run started
 
     @property
     def busy(self) -> bool:
-        return self.load_1m >= BUSY_LOAD_PER_CPU * max(1, self.machine_cpus)
+        return self.load_1m >= BUSY_LOAD_PER_CPU * max(1, self.machine_cpus) or self.held
+
+    @property
+    def held(self) -> bool:
+        """Some of Ray's CPUs were still held by other processes when the run started."""
+        return self.ray_cpus_free is not None and self.ray_cpus_free < self.ray_cpus
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -138,6 +144,7 @@ class Conditions:
             "ray_cpus": self.ray_cpus,
             "cold": self.cold,
             "busy": self.busy,
+            "ray_cpus_free": self.ray_cpus_free,
         }
 
 
@@ -180,6 +187,13 @@ def verdict(
             "verdict": NOT_SHOWN,
             "reason": f"Ray had {conditions.ray_cpus:g} CPUs and this effect needs at least "
             f"{claim.needs_cpus:g} ({missed}).",
+        }
+    if claim.timing and conditions.held:
+        return {
+            "verdict": INCONCLUSIVE,
+            "reason": f"busy CPUs: only {conditions.ray_cpus_free:g} of Ray's "
+            f"{conditions.ray_cpus:g} CPUs were free when the run started, the rest held by "
+            f"other processes; 1-minute load average {conditions.load_1m:.2f} ({missed}).",
         }
     if claim.timing and conditions.busy:
         return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Sequence
 
 import ray
@@ -75,6 +76,15 @@ def object_store_bytes_created() -> int:
 
 def free_cpus() -> float:
     return float(ray.available_resources().get("CPU", 0))
+
+
+def wait_until_idle(max_s: float) -> float:
+    """Wait up to max_s for every CPU of the cluster to be free (processes of a run that just
+    ended can take a moment to hand theirs back); returns the CPUs free when it stopped."""
+    until = time.monotonic() + max_s
+    while free_cpus() < cluster_cpus() and time.monotonic() < until:
+        time.sleep(0.1)
+    return free_cpus()
 
 
 class Owned:
