@@ -8,10 +8,12 @@ export DEBUG ?= true
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	ray-cluster ray-cluster-stop ray-cluster-status
 
+# The rllib extra too (ray[rllib], torch==2.13.0 pinned: pip takes its CPU wheel here), so the
+# RLlib PPO demo runs from the first `make run`.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev,rllib]'
 	touch $(STAMP)
 
 install: $(STAMP)

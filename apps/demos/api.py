@@ -30,6 +30,7 @@ class DemoList(APIView):
                 "title": spec.title,
                 "description": spec.description,
                 "what_to_see": spec.what_to_see,
+                "claim": spec.claim.as_dict(),
                 "modelled": spec.modelled,
                 "available": not missing_extras(spec),
                 "needs": list(spec.needs),

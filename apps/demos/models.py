@@ -70,7 +70,26 @@ class DemoRun(models.Model):
     def summary_rows(self) -> list[tuple[str, object]]:
         """The summary as (name, value) pairs for tables (templates cannot call dict.items
         when a summary happens to have a key named "items")."""
-        return [(k, v) for k, v in (self.summary or {}).items() if k != "effect"]
+        shown_apart = {"effect", "claim", "figures", "conditions"}  # drawn as the verdict
+        return [(k, v) for k, v in (self.summary or {}).items() if k not in shown_apart]
+
+    @property
+    def claim(self) -> dict | None:
+        """The claim with this run's verdict and reason (runs from before verdicts: None)."""
+        claim = (self.summary or {}).get("claim")
+        return claim if isinstance(claim, dict) else None
+
+    @property
+    def figure_rows(self) -> list[dict]:
+        """The measured figures, each with its label, unit, min/median/max and trial count."""
+        figures = (self.summary or {}).get("figures")
+        if not isinstance(figures, dict):
+            return []
+        return [
+            {"key": key, "n": len(f.get("trials") or []), **f}
+            for key, f in figures.items()
+            if isinstance(f, dict)
+        ]
 
     @property
     def param_rows(self) -> list[tuple[str, object]]:

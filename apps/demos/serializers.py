@@ -1,7 +1,78 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.demos.models import DemoRun
-from apps.demos.ray_demos import DEMOS
+from apps.demos.ray_demos import DEMOS, VERDICTS
+
+_NUMBER_OR_NULL = {"type": "number", "nullable": True}
+_CHECK = {
+    "type": "object",
+    "properties": {
+        "figure": {"type": "string", "description": "key in figures"},
+        "op": {"type": "string", "enum": [">=", "<="]},
+        "threshold": {"type": "number"},
+    },
+}
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "additionalProperties": True,
+    "description": "What the run measured (empty until it succeeded). claim: the demo's "
+    "claim, its checks on the medians of the figures, and this run's verdict with the reason; "
+    "figures: every measured figure over the repeated trials; conditions: the machine during "
+    "the run. Other keys are the demo's own details.",
+    "properties": {
+        "claim": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "checks": {"type": "array", "items": _CHECK},
+                "verdict": {"type": "string", "enum": list(VERDICTS)},
+                "reason": {"type": "string"},
+            },
+        },
+        "figures": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "label": {"type": "string"},
+                    "unit": {"type": "string"},
+                    "trials": {"type": "array", "items": {"type": "number"}},
+                    "min": _NUMBER_OR_NULL,
+                    "median": _NUMBER_OR_NULL,
+                    "max": _NUMBER_OR_NULL,
+                },
+            },
+        },
+        "conditions": {
+            "type": "object",
+            "properties": {
+                "load_1m": {"type": "number", "description": "1-minute load average before"},
+                "machine_cpus": {"type": "integer"},
+                "ray_cpus": {"type": "number"},
+                "cold": {"type": "boolean", "description": "first demo of its worker process"},
+                "busy": {"type": "boolean"},
+            },
+        },
+        "effect": {"type": "string", "description": "the measured figures in a sentence"},
+    },
+}
+
+
+@extend_schema_field(SUMMARY_SCHEMA)
+class DemoRunSummaryField(serializers.JSONField):
+    """The run's summary: claim and verdict, figures with their spread, conditions."""
+
+
+class DemoCheckSerializer(serializers.Serializer):
+    figure = serializers.CharField(help_text="key in the run's summary.figures")
+    op = serializers.ChoiceField(choices=[">=", "<="])
+    threshold = serializers.FloatField(help_text="the figure's median must meet it")
+
+
+class DemoClaimSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    checks = DemoCheckSerializer(many=True)
 
 
 class DemoParamSerializer(serializers.Serializer):
@@ -24,7 +95,8 @@ class DemoSerializer(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
     description = serializers.CharField()
-    what_to_see = serializers.CharField()
+    what_to_see = serializers.CharField(help_text="What to look for in a run (never its outcome).")
+    claim = DemoClaimSerializer(help_text="The claim each run checks against its own figures.")
     modelled = serializers.CharField()
     available = serializers.BooleanField()
     needs = serializers.ListField(child=serializers.CharField())
@@ -47,6 +119,7 @@ class DemoRunCreateSerializer(serializers.Serializer):
 class DemoRunSerializer(serializers.ModelSerializer):
     points = serializers.SerializerMethodField()
     url = serializers.CharField(source="get_absolute_url", read_only=True)
+    summary = DemoRunSummaryField(read_only=True)
 
     class Meta:
         model = DemoRun

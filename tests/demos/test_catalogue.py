@@ -21,6 +21,9 @@ def test_catalogue_has_the_ten_demos_of_the_design_and_four_for_a_cluster():
 def test_each_demo_is_described_and_its_defaults_validate(spec):
     assert spec.title and spec.description
     assert 2 <= spec.what_to_see.count(". ") + 1 <= 4
+    # What to look for, never what will happen: the outcome is the run's verdict.
+    assert " will " not in f" {spec.what_to_see} " and "usually" not in spec.what_to_see
+    assert spec.claim.text and spec.claim.checks
     assert validate_params(spec, {}) == spec.defaults()
     for p in spec.params:
         if p.type != "bool":
@@ -40,7 +43,7 @@ def test_unknown_parameters_are_refused_with_the_allowed_names():
     with pytest.raises(ParamError) as err:
         validate_params(get_demo("tasks-vs-actors"), {"n_itmes": 5})
     assert "unknown parameter 'n_itmes'" in str(err.value)
-    assert "n_items, work_ms" in str(err.value)
+    assert "(allowed: n_items, trials, work_ms)" in str(err.value)
 
 
 def test_types_are_checked_and_strings_from_forms_are_accepted():

@@ -19,14 +19,16 @@ def run_one_node(slug, **params):
 
 def test_objects_on_one_node_are_read_zero_copy_and_the_verdict_says_one_node(ray_cluster):
     points, summary = run_one_node("cluster-objects", size_mb=4, trials=2)
-    assert summary["verdict"] == "inconclusive" and "one node" in summary["reason"]
-    assert summary["zero_copy_reads"] == 2
+    assert summary["claim"]["verdict"] == "inconclusive"
+    assert "one node" in summary["claim"]["reason"]
+    assert summary["figures"]["zero_copy"]["trials"] == [1, 1]
     assert {p["series"] for p in points} == {"same_node"}
 
 
 def test_placement_on_one_node_still_shows_the_oversized_group_pending(ray_cluster):
     _, summary = run_one_node("cluster-placement", infeasible_wait_s=0.5)
-    assert summary["verdict"] == "inconclusive" and "one node" in summary["reason"]
+    assert summary["claim"]["verdict"] == "inconclusive"
+    assert "one node" in summary["claim"]["reason"]
     assert summary["infeasible_state"] == "PENDING"
     assert summary["free_cpus_while_pending"] >= summary["free_cpus_before"]  # took nothing
     assert len(set(summary["pack_bundles_on"])) == 1
@@ -35,13 +37,14 @@ def test_placement_on_one_node_still_shows_the_oversized_group_pending(ray_clust
 def test_scheduling_reports_the_impossible_task_as_never_started(ray_cluster):
     _, summary = run_one_node("cluster-scheduling", tasks=2, unschedulable_wait_s=0.5)
     assert summary["unschedulable_ran"] is False
-    assert summary["verdict"] == "inconclusive"  # no resource that one node alone offers
+    assert summary["claim"]["verdict"] == "inconclusive"  # no resource one node alone offers
 
 
 def test_node_failure_kills_nothing_without_the_chaos_resource(ray_cluster):
     _, summary = run_one_node("cluster-node-failure")
-    assert summary["verdict"] == "inconclusive"
-    assert "raydeck-chaos" in summary["reason"] and summary["effect"] == "no node was killed"
+    assert summary["claim"]["verdict"] == "inconclusive"
+    assert "raydeck-chaos" in summary["claim"]["reason"]
+    assert summary["effect"] == "no node was killed"
     assert ray_cluster.is_initialized() and len(ray_cluster.nodes()) == 1
 
 

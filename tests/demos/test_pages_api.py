@@ -9,17 +9,32 @@ import pytest
 from django.urls import reverse
 
 from apps.demos.models import DemoPoint, DemoRun
-from apps.demos.ray_demos import DEMOS
+from apps.demos.ray_demos import DEMOS, get_demo
+from apps.demos.ray_demos.claims import Conditions, Figures, conclude
 
 pytestmark = pytest.mark.django_db
 Status = DemoRun.Status
 
 
-def finished_run(user, demo="tasks-vs-actors", **fields) -> DemoRun:
+def tasks_summary(speedups=(1.8, 1.9, 2.0), load=0.3) -> dict:
+    """A summary as the tasks-vs-actors demo returns it (the pure core's own conclude)."""
+    figures = Figures()
+    figures.define("tasks_speedup", "parallel tasks: speed-up over one at a time", "x")
+    figures.define("actor_counter_exact", "the actor counted exactly 2 calls", "yes=1")
+    for value in speedups:
+        figures.add("tasks_speedup", value)
+        figures.add("actor_counter_exact", 1)
+    conditions = Conditions(load_1m=load, machine_cpus=2, ray_cpus=2, cold=False)
+    summary = {"figures": figures, "tasks_speedup": 1.9,
+               "effect": "tasks finished 2 items 1.9x faster"}  # fmt: skip
+    spec = get_demo("tasks-vs-actors")
+    return conclude(spec.claim, summary, {"n_items": 2, "work_ms": 100}, conditions)
+
+
+def finished_run(user, demo="tasks-vs-actors", summary=None, **fields) -> DemoRun:
     run = DemoRun.objects.create(
         user=user, demo=demo, params={"n_items": 2, "work_ms": 1}, status=Status.SUCCEEDED,
-        summary={"tasks_speedup": 1.9, "effect": "tasks finished 2 items 1.9x faster"},
-        last_seq=4, **fields,
+        summary=summary or tasks_summary(), last_seq=4, **fields,
     )  # fmt: skip
     for seq, (series, x, y) in enumerate(
         [("serial", 1, 0.1), ("serial", 2, 0.2), ("tasks", 1, 0.1), ("tasks", 2, 0.11)], 1
@@ -76,8 +91,9 @@ def test_polling_stops_when_the_run_is_over(client, alice, django_assert_num_que
     response = client.get(run.get_absolute_url(), {"seq": 4}, HTTP_HX_REQUEST="true")
     assert response.status_code == 286  # htmx stops polling
     page = response.content.decode()
-    assert "hx-trigger" not in page and "<svg" in page and "items done" in page
-    assert "elapsed (s)" in page and "Tasks finished 2 items 1.9x faster" in page
+    assert "hx-trigger" not in page and "<svg" in page and "trial" in page
+    assert "time for all items (s)" in page and "Tasks finished 2 items 1.9x faster" in page
+    assert 'data-verdict="shown"' in page  # the fragment carries the verdict too
 
 
 def test_polling_a_running_run_with_nothing_new_is_204(client, alice, django_assert_num_queries):
@@ -104,6 +120,36 @@ def test_the_page_shows_the_run_started_before_its_first_point(client, alice):
     assert "seq=0&amp;status=running" in fragment
     poll = {"seq": 0, "status": "running"}
     assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204
+
+
+def test_a_finished_run_shows_its_claim_figures_with_spread_and_verdict(client, alice):
+    client.force_login(alice)
+    page = client.get(finished_run(alice).get_absolute_url()).content.decode()
+    assert "Claim:</strong> Parallel tasks finished the items at least 1.5x faster" in page
+    assert 'data-verdict="shown"' in page and ">Shown</span> in this run:" in page
+    assert "median 1.9 &gt;= 1.5;" in page and "(over 3 trials)" in page
+    assert "1-minute load average before the run: 0.3 on 2 CPUs; Ray had 2 CPUs" in page
+    row = 'parallel tasks: speed-up over one at a time <span class="muted">(x)</span></th>'
+    assert row + "<td>1.8</td><td>1.9</td><td>2.0</td><td>3</td>" in page
+
+
+def test_a_run_whose_figures_miss_the_claim_says_so_and_why(client, alice):
+    client.force_login(alice)
+    busy = finished_run(alice, summary=tasks_summary(speedups=(1.0, 1.1, 1.2), load=3.5))
+    page = client.get(busy.get_absolute_url()).content.decode()
+    assert 'data-verdict="inconclusive"' in page and ">Inconclusive</span>" in page
+    assert "busy CPUs: the 1-minute load average was 3.50 on 2 CPUs (Ray had 2)" in page
+    quiet = finished_run(alice, summary=tasks_summary(speedups=(1.0, 1.1, 1.2)))
+    page = client.get(quiet.get_absolute_url()).content.decode()
+    assert 'data-verdict="not_shown"' in page and ">Not shown</span>" in page
+    assert "the claim needs &gt;= 1.5" in page
+
+
+def test_a_run_stored_before_verdicts_still_shows_its_summary(client, alice):
+    client.force_login(alice)
+    old = finished_run(alice, summary={"tasks_speedup": 1.9, "effect": "tasks ran"})
+    page = client.get(old.get_absolute_url()).content.decode()
+    assert "Tasks ran." in page and "data-verdict" not in page
 
 
 def test_someone_elses_run_is_not_found(client, alice, bob):
@@ -139,7 +185,7 @@ def test_api_lists_demos_with_typed_bounded_params(api_client, seeded):
     assert len(demos) == len(DEMOS)
     n_items = by_slug["tasks-vs-actors"]["params"][0]
     assert n_items == {
-        "name": "n_items", "type": "int", "default": 12, "min": 1.0, "max": 64.0,
+        "name": "n_items", "type": "int", "default": 8, "min": 1.0, "max": 64.0,
         "help": "items to process",
     }  # fmt: skip
     assert {c["slug"] for c in by_slug["pbt"]["cards"]} >= {"pbt-exploit-explore"}
@@ -167,6 +213,12 @@ def test_api_starts_a_run_with_202(api_client, alice, django_capture_on_commit_c
         ({"demo": "vtrace", "params": {"max_lag": 10**400}}, "got a 401-digit number"),
         ({"demo": "vtrace", "params": {"rho_bar": "NaN"}}, "rho_bar must be a number"),
         ({"demo": "vtrace", "params": []}, "Expected a dictionary"),
+        ({"demo": "vtrace", "params": {"trials": "three"}}, "trials must be a whole number"),
+        ({"demo": "vtrace", "params": {"trials": 2.5}}, "trials must be a whole number"),
+        ({"demo": "vtrace", "params": {"trials": True}}, "trials must be a whole number"),
+        ({"demo": "sync-vs-async", "params": {"lr": 5}}, "lr must be between 0.01 and 2, got 5"),
+        ({"demo": "fault-tolerance", "params": {"kill": "maybe"}}, "kill must be true or false"),
+        ({"demo": "sampling-throughput", "params": {"learn_us": -1}}, "learn_us must be between"),
     ],
 )
 def test_api_refuses_bad_runs_with_400(api_client, alice, payload, message):
@@ -182,6 +234,10 @@ def test_api_shows_own_runs_and_points_since(api_client, alice, bob):
     body = api_client.get(f"/api/demo-runs/{run.pk}/", {"since": 2}).json()
     assert [p["seq"] for p in body["points"]] == [3, 4]
     assert body["status"] == "succeeded" and body["summary"]["tasks_speedup"] == 1.9
+    claim = body["summary"]["claim"]
+    assert claim["verdict"] == "shown" and claim["text"].startswith("Parallel tasks finished")
+    assert body["summary"]["figures"]["tasks_speedup"]["median"] == 1.9
+    assert body["summary"]["conditions"]["load_1m"] == 0.3
     api_client.force_authenticate(bob)
     response = api_client.get(f"/api/demo-runs/{run.pk}/")
     assert response.status_code == 404 and response.json()["error"]

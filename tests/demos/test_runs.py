@@ -38,13 +38,15 @@ def execute(run, **kwargs):
 
 
 def test_a_run_streams_its_points_and_succeeds(ray_cluster, alice):
-    run = queued(alice, n_items=4, work_ms=10)
+    run = queued(alice, n_items=4, work_ms=10, trials=2)
     assert execute(run) == Status.SUCCEEDED
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED and run.progress == 1.0
-    assert list(run.points.values_list("seq", flat=True)) == list(range(1, 13))
-    assert run.last_seq == 12
-    assert run.summary["actor_count"] == 4
+    assert list(run.points.values_list("seq", flat=True)) == list(range(1, 7))
+    assert run.last_seq == 6
+    assert run.summary["figures"]["actor_count"]["trials"] == [4, 4]
+    assert run.summary["claim"]["verdict"] in {"shown", "not_shown", "inconclusive"}
+    assert run.summary["conditions"]["ray_cpus"] == 2
     assert run.started_at <= run.finished_at
     assert run.worker and run.cluster_cpus == 2 and run.cluster_nodes == 1
 

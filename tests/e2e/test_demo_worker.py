@@ -76,7 +76,8 @@ def test_a_run_started_through_the_api_streams_points_and_succeeds(demos_worker,
         time.sleep(0.1)
     assert body["status"] == "succeeded", body["error"]
     assert seen_points_while_running
-    assert len(body["points"]) == 24 and body["progress"] == 1.0
-    assert body["summary"]["actor_count"] == 8
+    assert len(body["points"]) == 9 and body["progress"] == 1.0  # 3 modes x 3 trials
+    assert body["summary"]["figures"]["actor_count"]["trials"] == [8, 8, 8]
+    assert body["summary"]["claim"]["verdict"] in {"shown", "not_shown", "inconclusive"}
     run = DemoRun.objects.get(pk=run_id)
     assert run.cluster_cpus == 2 and run.worker

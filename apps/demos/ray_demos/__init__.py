@@ -7,6 +7,7 @@ import Ray and is loaded only by run_demo, i.e. only in a worker process.
 from __future__ import annotations
 
 import importlib
+import os
 
 from .base import (
     Deadline,
@@ -21,6 +22,7 @@ from .base import (
     validate_params,
 )
 from .catalogue import DEMOS, get_demo, is_available, missing_extras
+from .claims import VERDICTS, Claim, Conditions, conclude, load_average
 
 
 def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> dict:
@@ -32,15 +34,33 @@ def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> 
     if missing:
         raise DemoUnavailable(
             f"{spec.title} needs the rllib extra ({', '.join(missing)} not installed): "
-            "pip install -e '.[rllib]'"
+            "make install installs it"
         )
     cleaned = validate_params(spec, params)
     module = importlib.import_module(f"{__name__}.{spec.module}")
-    return module.run(cleaned, report, deadline=deadline)
+    raytools = importlib.import_module(f"{__name__}.raytools")
+    free = raytools.wait_until_idle(min(IDLE_WAIT_S, deadline.remaining() / 4))
+    load_before, cold = load_average(), not _RUNS_IN_PROCESS
+    _RUNS_IN_PROCESS.append(slug)
+    summary = module.run(cleaned, report, deadline=deadline)
+    conditions = Conditions(
+        load_1m=load_before,
+        machine_cpus=os.cpu_count() or 1,
+        ray_cpus=raytools.cluster_cpus(),
+        cold=cold,
+        ray_cpus_free=free,
+    )
+    return conclude(spec.claim, summary, cleaned, conditions)
+
+
+IDLE_WAIT_S = 10.0  # how long a run waits for the cluster's CPUs before it starts anyway
+_RUNS_IN_PROCESS: list[str] = []  # demos this process has run: the first one is cold
 
 
 __all__ = [
     "DEMOS",
+    "VERDICTS",
+    "Claim",
     "Deadline",
     "DeadlineExceeded",
     "DemoCancelled",

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .claims import Claim
+
 ParamValue = int | float | bool
 Point = dict[str, Any]
 Report = Callable[[Point], None]
@@ -150,10 +152,11 @@ class DemoSpec:
     slug: str
     title: str
     description: str
-    what_to_see: str  # two or three sentences: what the chart shows and why
+    what_to_see: str  # what to look for in the chart and figures, never what will happen
     params: tuple[Param, ...]
     chart: Chart
     module: str  # apps.demos.ray_demos.<module> holds run(params, report, *, deadline)
+    claim: Claim  # the lesson as a check on the run's own figures (see claims.py)
     modelled: str = ""  # what a sleep stands for, when the demo uses one
     needs: tuple[str, ...] = ()  # optional top-level packages, e.g. ("torch",)
     time_limit_s: int = 60  # the run is stopped after this; defaults finish well within

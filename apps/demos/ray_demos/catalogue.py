@@ -3,181 +3,355 @@
 from __future__ import annotations
 
 import importlib.util
+import math
+from collections.abc import Mapping
+from typing import Any
 
 from .base import Chart, DemoSpec, Param, Series
+from .claims import Check, Claim
 from .cluster_catalogue import CLUSTER_DEMOS
+
+
+def _p(params: Mapping[str, Any], name: str) -> str:
+    value = params[name]
+    return f"{name}={str(value).lower() if isinstance(value, bool) else f'{value:g}'}"
+
+
+def _tasks_hidden(params):
+    if params["n_items"] < 2:
+        return f"{_p(params, 'n_items')}: one item leaves nothing to run in parallel"
+    if params["work_ms"] < 10:
+        return (
+            f"{_p(params, 'work_ms')}: an item this short costs about as much as Ray's own "
+            "round trip for a task, which hides the gain of running items in parallel"
+        )
+    return None
+
+
+def _object_store_hidden(params):
+    if params["n_readers"] < 2:
+        return f"{_p(params, 'n_readers')}: a single reader gets one copy either way"
+    if params["size_mb"] < 5:
+        return (
+            f"{_p(params, 'size_mb')}: copying an array this small costs less than a task's own "
+            "overhead, which hides the cost of the copies"
+        )
+    return None
+
+
+def _sampling_hidden(params):
+    if params["learn_us"] >= params["env_step_us"] + 10:
+        return (
+            f"{_p(params, 'learn_us')}: the learner spends about as much CPU per step as "
+            f"sampling it ({_p(params, 'env_step_us')}), so learning, not sampling, is the "
+            "bottleneck"
+        )
+    return None
+
+
+def _sync_async_hidden(params):
+    if params["straggler_ms"] < 2 * params["work_ms"]:
+        return (
+            f"{_p(params, 'straggler_ms')}: a straggler barely slower than the others "
+            f"({_p(params, 'work_ms')}) leaves the barrier little to wait for"
+        )
+    if params["lr"] < 0.7:
+        return (
+            f"{_p(params, 'lr')}: at a learning rate this small the delayed gradients barely "
+            "overshoot, so staleness costs little here"
+        )
+    return None
+
+
+def vtrace_largest_ratio(max_lag: int, drift: float) -> float:
+    """The largest importance ratio pi/mu in the oldest data of the V-trace demo: the learner
+    moves right with p(-1 + max_lag * drift), the oldest actors with p(-1) (p: a logistic)."""
+    pi = 1 / (1 + math.exp(1 - max_lag * drift))
+    mu = 1 / (1 + math.exp(1))
+    return max(pi / mu, (1 - pi) / (1 - mu))
+
+
+def _vtrace_hidden(params):
+    ratio = vtrace_largest_ratio(params["max_lag"], params["drift"])
+    if params["rho_bar"] >= ratio:
+        return (
+            f"{_p(params, 'rho_bar')} is at least every importance ratio in this data (the "
+            f"largest is {ratio:.2f}): no weight is truncated, so pi_rho_bar is pi and the two "
+            "values coincide"
+        )
+    return None
+
+
+def _seed_hidden(params):
+    if params["accel_ms"] >= 10:
+        return (
+            f"{_p(params, 'accel_ms')}: the modelled accelerator takes as long per batch as a "
+            "CPU forward pass does here"
+        )
+    return None
+
+
+def _fault_hidden(params):
+    if not params["kill"]:
+        return f"{_p(params, 'kill')}: nothing was killed, so there is no recovery to see"
+    if params["kill_at_step"] >= params["steps"]:
+        return (
+            f"{_p(params, 'kill_at_step')} is not before the last step ({_p(params, 'steps')}):"
+            " the run ended before the kill"
+        )
+    return None
+
+
+def _pbt_hidden(params):
+    if params["perturb_every"] >= params["steps"]:
+        return (
+            f"{_p(params, 'perturb_every')} with {_p(params, 'steps')}: PBT never exploited or "
+            "explored, so it was a grid with random learning rates"
+        )
+    return None
+
+
+def _rllib_hidden(params):
+    if params["iterations"] < 3:
+        return f"{_p(params, 'iterations')}: too few iterations for learning to show"
+    return None
+
 
 DEMOS: tuple[DemoSpec, ...] = (
     DemoSpec(
         slug="tasks-vs-actors",
         title="Tasks vs actors",
-        description="The same CPU-bound items processed in one process, as parallel Ray tasks, "
-        "and by one stateful actor.",
-        what_to_see="The tasks line climbs about twice as slowly as the serial one on two cores: "
-        "stateless tasks spread over every CPU. The actor is no faster than serial, because one "
-        "actor is one process serving calls in order, but it is the only one whose call counter "
-        "is exact: state that must live between calls belongs in an actor.",
+        description="The same CPU-bound items processed one task at a time, as parallel Ray "
+        "tasks, and by one stateful actor, in repeated trials whose order rotates.",
+        what_to_see="Compare the three times in each trial: how much faster the parallel tasks "
+        "are than one task at a time, and where the actor sits. Then compare two counters: the "
+        "actor's call count against the number of items, and a counter kept in task globals, "
+        "which lives in whichever worker process ran each task.",
         params=(
-            Param("n_items", "int", 12, 1, 64, "items to process"),
-            Param("work_ms", "int", 150, 1, 500, "CPU time each item burns, in milliseconds"),
+            Param("n_items", "int", 8, 1, 64, "items to process"),
+            Param("work_ms", "int", 100, 1, 500, "CPU time each item burns, in milliseconds"),
+            Param("trials", "int", 3, 1, 7, "repeated trials (interleaved)"),
         ),
         chart=Chart(
-            "items done",
+            "trial",
             "",
-            "elapsed",
+            "time for all items",
             "s",
             (
-                Series("serial", "one process"),
+                Series("serial", "one task at a time"),
                 Series("tasks", "parallel tasks"),
                 Series("actor", "one actor"),
             ),
         ),
         module="tasks_vs_actors",
-        expected_points=lambda p: 3 * p["n_items"],
+        claim=Claim(
+            "Parallel tasks finished the items at least 1.5x faster than one task at a time, "
+            "and the actor's counter was exact.",
+            (Check("tasks_speedup", at_least=1.5), Check("actor_counter_exact", at_least=1)),
+            hidden_by=_tasks_hidden,
+            needs_cpus=2,
+        ),
+        expected_points=lambda p: 3 * p.get("trials", 3),
     ),
     DemoSpec(
         slug="object-store",
         title="Object store: zero-copy reads vs copies",
         description="Many tasks read one large NumPy array: put once in the shared-memory "
         "object store and passed by reference, vs passed by value so every call copies it.",
-        what_to_see="Passing the reference, every reader maps the same shared memory, so the "
-        "line stays flat after the one put. Passing the array itself serialises and stores a "
-        "fresh copy per call: time grows with every reader and the bytes copied are multiplied "
-        "by the number of readers.",
+        what_to_see="Read each line as the latency of reader 1, 2, 3... counted from just "
+        "before its submission: see whether it grows with the reader's place in line. Compare "
+        "the megabytes created in the object store by each way, measured by Ray's raylet, "
+        "against the array's size.",
         params=(
             Param("size_mb", "int", 100, 1, 200, "array size in megabytes"),
             Param("n_readers", "int", 8, 1, 16, "tasks that read the array"),
+            Param("trials", "int", 3, 1, 7, "repeated trials (interleaved)"),
         ),
         chart=Chart(
-            "readers done",
+            "reader (in submission order)",
             "",
-            "elapsed",
-            "s",
+            "latency, submission included",
+            "ms",
             (Series("by_ref", "put once, pass ref"), Series("by_value", "copy per call")),
         ),
         module="object_store",
+        claim=Claim(
+            "Passing a copy per call took at least 1.5x as long for every reader to read as "
+            "passing one reference.",
+            (Check("by_value_vs_by_ref", at_least=1.5),),
+            hidden_by=_object_store_hidden,
+        ),
         expected_points=lambda p: 2 * p["n_readers"],
     ),
     DemoSpec(
         slug="sampling-throughput",
-        title="Sampling is the bottleneck",
-        description="Environment steps per second with 1 to N rollout actors stepping a "
-        "CartPole with a fixed policy.",
-        what_to_see="Throughput grows with actors while each has a core of its own, then "
-        "flattens: on two cores a third and fourth actor only share the same CPUs. This is why "
-        "distributed RL adds rollout workers (and machines) before anything else.",
+        title="Is sampling the bottleneck? A learner waiting for samples",
+        description="Rollout actors step a CartPole and send batches to one learner actor, "
+        "which spends a fixed CPU time per sampled step; measured with 1 to N rollout actors.",
+        what_to_see="Each point is the share of time the learner sat idle, waiting for "
+        "samples, in one trial: look at its level with one rollout actor and how it changes as "
+        "actors are added. The figures give the steps per second the learner consumed, to "
+        "set beside the number of CPUs Ray had.",
         params=(
-            Param("max_actors", "int", 4, 1, 8, "largest number of rollout actors tried"),
-            Param("seconds_per_point", "float", 1.5, 0.2, 5, "sampling time per actor count"),
+            Param("max_actors", "int", 3, 1, 6, "largest number of rollout actors tried"),
+            Param("seconds_per_point", "float", 0.5, 0.2, 5, "measuring time per trial, s"),
             Param("env_step_us", "int", 20, 0, 1000, "extra CPU per step (heavier simulator), µs"),
+            Param("learn_us", "int", 5, 0, 1000, "learner CPU per sampled step, µs"),
+            Param("trials", "int", 3, 1, 7, "repeated trials per actor count"),
         ),
         chart=Chart(
             "rollout actors",
             "",
-            "throughput",
-            "steps/s",
-            (Series("steps_per_s", "measured"), Series("ideal", "linear scaling")),
+            "learner idle",
+            "%",
+            (Series("idle", "learner idle, each trial"),),
         ),
         module="sampling",
-        expected_points=lambda p: 2 * p["max_actors"],
+        claim=Claim(
+            "With one rollout actor, the learner sat idle waiting for samples at least half of "
+            "the time: sampling was the bottleneck.",
+            (Check("idle_1", at_least=50),),
+            hidden_by=_sampling_hidden,
+        ),
+        expected_points=lambda p: p["max_actors"] * p.get("trials", 3),
     ),
     DemoSpec(
         slug="sync-vs-async",
         title="Synchronous vs asynchronous updates",
-        description="A learner collects gradients from workers, one of them a straggler: "
-        "A2C-style (wait for all, then update) vs A3C-style (apply each as it arrives).",
-        what_to_see="The synchronous line moves in steps, one per round, each as slow as the "
-        "straggler. The asynchronous line is steeper because fast workers never wait, but the "
-        "summary shows the price: gradients computed on weights several versions old "
-        "(policy lag).",
+        description="A central learner collects least-squares gradients from workers, one of "
+        "them a straggler: a barrier (A2C-style: wait for all, apply the mean) vs a central "
+        "parameter server that applies each gradient as it lands (asynchronous, not "
+        "Hogwild's lock-free shared memory).",
+        what_to_see="The chart is the loss after each gradient applied. Compare the stale "
+        "asynchronous line with the fresh line, the same updates made with gradients taken "
+        "on the current weights: the gap between them is what staleness costs without any "
+        "correction. The figures give the wall time of each scheme and the policy lag.",
         params=(
             Param("n_workers", "int", 4, 2, 8, "gradient workers"),
-            Param("rounds", "int", 12, 1, 50, "synchronous rounds (async applies as many)"),
-            Param("work_ms", "int", 40, 1, 200, "CPU time to produce one gradient, ms"),
-            Param("straggler_ms", "int", 300, 0, 2000, "extra delay of the one slow worker, ms"),
+            Param("rounds", "int", 8, 1, 50, "synchronous rounds (async applies as many)"),
+            Param("work_ms", "int", 30, 1, 200, "CPU time to produce one gradient, ms"),
+            Param("straggler_ms", "int", 200, 0, 2000, "extra delay of the one slow worker, ms"),
+            Param("lr", "float", 1.0, 0.01, 2.0, "learning rate"),
+            Param("trials", "int", 3, 1, 5, "repeated trials (interleaved)"),
         ),
         chart=Chart(
-            "elapsed",
-            "s",
             "gradients applied",
             "",
-            (Series("sync", "synchronous (barrier)"), Series("async", "asynchronous")),
+            "loss (least squares)",
+            "",
+            (
+                Series("sync", "barrier (mean per round)"),
+                Series("async", "asynchronous, stale gradients"),
+                Series("fresh", "same updates, fresh gradients"),
+            ),
         ),
         module="sync_async",
-        expected_points=lambda p: p["rounds"] * (1 + p["n_workers"]),
+        claim=Claim(
+            "The asynchronous parameter server applied the same gradients at least 1.5x sooner "
+            "than the barrier, and its stale gradients left at least 1.1x the loss the same "
+            "updates reach with fresh gradients.",
+            (Check("speedup", at_least=1.5), Check("stale_vs_fresh_loss", at_least=1.1)),
+            hidden_by=_sync_async_hidden,
+        ),
+        expected_points=lambda p: 1 + p["rounds"] * (1 + 2 * p["n_workers"]),
         modelled="The straggler's extra delay is a sleep: it stands for a slow environment.",
     ),
     DemoSpec(
         slug="vtrace",
         title="Policy lag and V-trace",
-        description="Stale actors produce episodes with an older policy; the learner estimates "
-        "its current policy's values from them, uncorrected and with V-trace.",
-        what_to_see="With fresh data (lag 0) both estimates are close to the exact values. As "
-        "the data gets older the uncorrected targets drift towards the old policy's values, "
-        "while V-trace's truncated importance weights keep the error small.",
+        description="Stale actors produce episodes with an older policy mu; the learner "
+        "estimates the value of its current policy pi from them, uncorrected and with V-trace "
+        "(truncation rho_bar), against values solved exactly.",
+        what_to_see="Compare each estimate with V of pi as the data gets older. V-trace with "
+        "rho_bar converges to the value of pi_rho_bar, the policy proportional to "
+        "min(rho_bar mu, pi), so also read its distance to that fixed point. The large "
+        "rho_bar line truncates nothing: set it beside the rho_bar line.",
         params=(
             Param("max_lag", "int", 8, 1, 20, "oldest data, in policy versions behind"),
             Param("episodes", "int", 200, 20, 2000, "episodes collected per lag"),
             Param("rho_bar", "float", 1.0, 0.1, 20, "V-trace truncation of importance weights"),
             Param("drift", "float", 0.3, 0.05, 1.0, "policy change per version (logit)"),
+            Param("trials", "int", 3, 1, 7, "repeated trials at the largest lag"),
         ),
         chart=Chart(
             "policy lag",
             "versions",
-            "value error (RMS)",
+            "RMS distance",
             "",
-            (Series("uncorrected", "uncorrected returns"), Series("vtrace", "V-trace")),
+            (
+                Series("uncorrected", "uncorrected, to V of pi"),
+                Series("vtrace", "V-trace (rho_bar), to V of pi"),
+                Series("vtrace_fixed_point", "V-trace (rho_bar), to V of pi_rho_bar"),
+                Series("vtrace_large", "V-trace (rho_bar 1000), to V of pi"),
+            ),
         ),
         module="vtrace",
-        expected_points=lambda p: 2 * (p["max_lag"] + 1),
+        claim=Claim(
+            "At the largest lag, V-trace with rho_bar converged to the value of pi_rho_bar, not "
+            "of pi: its estimate was at least 2x closer to V of pi_rho_bar than to V of pi.",
+            (Check("closer_to_fixed_point", at_least=2),),
+            hidden_by=_vtrace_hidden,
+            timing=False,
+        ),
+        expected_points=lambda p: 4 * (p["max_lag"] + p.get("trials", 3)),
     ),
     DemoSpec(
         slug="seed-inference",
         title="Central batched inference (SEED) vs per-actor",
         description="Environment actors either run their own copy of the policy, or send "
-        "observations to one central place that runs the policy on the whole batch.",
-        what_to_see="Measured on CPU, per-actor inference usually wins: a round trip per step "
-        "costs more than a small forward pass. SEED's gain needs an accelerator that runs a "
-        "whole batch in about the time of one; the third line models that accelerator and is "
-        "labelled as modelled.",
+        "observations to one central place that runs the policy on whatever observations "
+        "have arrived (dynamic batching, as SEED does).",
+        what_to_see="On CPU, look at where the forward passes run: per-actor, spread over the "
+        "actor processes; central, all in one process. The third line is not a measurement "
+        "of inference: it assumes an accelerator that takes accel_ms per batch whatever its "
+        "size, and shows what that assumption implies for throughput.",
         params=(
             Param("n_actors", "int", 2, 1, 8, "rollout actors"),
             Param("envs_per_actor", "int", 8, 1, 32, "environments stepped by each actor"),
             Param("hidden", "int", 2048, 16, 2048, "policy layer width"),
             Param("layers", "int", 4, 1, 8, "hidden layers of the policy"),
-            Param("accel_ms", "float", 1.0, 0.1, 20, "modelled accelerator: time per batch, ms"),
-            Param("seconds_per_mode", "float", 2.0, 0.5, 5, "measuring time per mode, s"),
+            Param("accel_ms", "float", 1.0, 0.1, 20, "assumed accelerator time per batch, ms"),
+            Param("seconds_per_mode", "float", 0.6, 0.2, 5, "measuring time per mode, s"),
+            Param("trials", "int", 3, 1, 5, "repeated trials (interleaved)"),
         ),
         chart=Chart(
-            "elapsed",
-            "s",
-            "env steps",
+            "trial",
             "",
+            "throughput",
+            "steps/s",
             (
                 Series("per_actor", "per-actor inference (CPU, measured)"),
                 Series("central_cpu", "central batched (CPU, measured)"),
-                Series("central_modelled", "central batched (modelled accelerator)"),
+                Series("central_modelled", "central batched (assumed accelerator)"),
             ),
         ),
         module="seed",
-        expected_points=lambda p: int(3 * p["seconds_per_mode"] / 0.25),
-        modelled="The third run replaces the forward pass by a fixed wait per batch: it "
-        "stands for an accelerator, which this machine does not have.",
+        claim=Claim(
+            "Assuming an accelerator that runs a whole batch in accel_ms (modelled, not "
+            "measured), central batched inference served at least 1.5x the steps/s of "
+            "per-actor CPU inference.",
+            (Check("modelled_vs_per_actor", at_least=1.5),),
+            hidden_by=_seed_hidden,
+        ),
+        expected_points=lambda p: 3 * p.get("trials", 3),
+        modelled="The third line replaces the forward pass by a fixed wait of accel_ms per "
+        "batch: an assumption about an accelerator, which this machine does not have.",
     ),
     DemoSpec(
         slug="fault-tolerance",
         title="Fault tolerance: an actor dies and comes back",
-        description="A learner actor with max_restarts crashes mid-run (its process exits); "
-        "Ray restarts the process, the driver restores the last checkpoint and the run completes.",
-        what_to_see="Step times are flat until the kill; the restart point shows how long Ray "
-        "took to bring up a new process. The steps since the last checkpoint are redone and the "
-        "final total equals that of a run without failure.",
+        description="A learner actor with max_restarts checkpoints to a file; its process is "
+        "killed mid-run, Ray restarts it and it restores the file. Then a task with "
+        "max_retries whose worker process dies on the first attempt.",
+        what_to_see="Look at the step times around the kill, and the restart point: how long "
+        "Ray took to bring up a new process. Compare the final total with that of a run "
+        "without failure, and count the task's attempts.",
         params=(
             Param("steps", "int", 30, 2, 200, "learner steps"),
             Param("kill_at_step", "int", 12, 1, 199, "step at which the actor is killed"),
             Param("checkpoint_every", "int", 5, 1, 50, "steps between checkpoints"),
             Param("work_ms", "int", 30, 1, 200, "CPU time per step, ms"),
-            Param("kill", "bool", True, help="kill the actor mid-run"),
+            Param("kill", "bool", True, help="kill the actor and the task's process"),
         ),
         chart=Chart(
             "step",
@@ -187,6 +361,18 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("step_ms", "step time"), Series("restart", "restart (kill to resumed)")),
         ),
         module="fault_tolerance",
+        claim=Claim(
+            "After the kill, Ray restarted the learner, which restored its checkpoint from disk "
+            "and ended with the same total as a run without failure; the task whose worker "
+            "process died was retried and returned.",
+            (
+                Check("restarted", at_least=1),
+                Check("completed_correctly", at_least=1),
+                Check("task_retried_and_returned", at_least=1),
+            ),
+            hidden_by=_fault_hidden,
+            timing=False,
+        ),
         expected_points=lambda p: p["steps"] + 1,
     ),
     DemoSpec(
@@ -194,15 +380,14 @@ DEMOS: tuple[DemoSpec, ...] = (
         title="Placement groups: gangs vs piecemeal",
         description="Two jobs that each need the whole cluster: started actor by actor, and as "
         "placement groups (gangs). Then a gang larger than the cluster.",
-        what_to_see="Piecemeal, each job grabs half the CPUs and waits forever for the rest: "
-        "no job finishes (hold and wait). As gangs, one job waits until the other's group is "
-        "removed, and both finish. A gang that can never fit is not an error, it just never "
-        "becomes ready, so the demo times out and removes it.",
+        what_to_see="Count the jobs finished on each line. Piecemeal, look at how many actors "
+        "each job got; as gangs, at whether one job waited for the other's group to be "
+        "removed. Then see what happens to a gang that can never fit.",
         params=(
             Param("cpus_per_job", "int", 2, 2, 8, "CPUs (actors) each job needs"),
-            Param("work_ms", "int", 500, 50, 3000, "CPU time each actor works, ms"),
-            Param("piecemeal_wait_s", "float", 3.0, 0.5, 10, "how long to wait piecemeal, s"),
-            Param("infeasible_wait_s", "float", 1.5, 0.5, 10, "wait for the oversized gang, s"),
+            Param("work_ms", "int", 300, 50, 3000, "CPU time each actor works, ms"),
+            Param("piecemeal_wait_s", "float", 2.0, 0.5, 10, "how long to wait piecemeal, s"),
+            Param("infeasible_wait_s", "float", 1.0, 0.5, 10, "wait for the oversized gang, s"),
         ),
         chart=Chart(
             "elapsed",
@@ -212,6 +397,17 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("piecemeal", "actor by actor"), Series("gang", "placement groups")),
         ),
         module="placement",
+        claim=Claim(
+            "Started actor by actor, no job finished (hold and wait); as placement groups both "
+            "did, and the gang larger than the cluster never became ready.",
+            (
+                Check("piecemeal_jobs_done", at_most=0),
+                Check("gang_jobs_done", at_least=2),
+                Check("oversized_gang_ready", at_most=0),
+            ),
+            needs_cpus=2,
+            timing=False,
+        ),
         expected_points=lambda p: int(4 * p["piecemeal_wait_s"] + 8 * p["work_ms"] / 1000 + 8),
     ),
     DemoSpec(
@@ -221,13 +417,13 @@ DEMOS: tuple[DemoSpec, ...] = (
         "settles high, so the best learning rate falls during training: a fixed grid of "
         "learning rates (plain Ray tasks) vs PBT in Ray Tune, which copies good trials and "
         "perturbs their settings.",
-        what_to_see="Each grid trial keeps one learning rate: the large ones stall on their "
-        "noise floor, the small ones are still descending at the end. PBT's population copies "
-        "the leader and shrinks its learning rate as it goes, so its best score keeps climbing "
-        "after the grid's has flattened.",
+        what_to_see="Follow each population's best score step by step (higher is a lower "
+        "loss): where the grid's line flattens, and what PBT's does after each exploit and "
+        "explore. The figures give the lowest loss each reached and the learning rate PBT's "
+        "best trial ended on.",
         params=(
             Param("trials", "int", 4, 2, 8, "trials in each population"),
-            Param("steps", "int", 24, 5, 200, "training steps per trial (125 SGD updates each)"),
+            Param("steps", "int", 18, 5, 200, "training steps per trial (125 SGD updates each)"),
             Param("perturb_every", "int", 3, 1, 50, "steps between PBT exploit/explore"),
         ),
         chart=Chart(
@@ -238,6 +434,13 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("grid", "fixed grid (best trial)"), Series("pbt", "PBT (best trial)")),
         ),
         module="pbt",
+        claim=Claim(
+            "PBT's best trial reached a loss at least 2x lower than the best trial of the "
+            "fixed grid.",
+            (Check("grid_vs_pbt_loss", at_least=2),),
+            hidden_by=_pbt_hidden,
+            timing=False,
+        ),
         expected_points=lambda p: 2 * p["steps"],
         time_limit_s=120,
     ),
@@ -246,9 +449,9 @@ DEMOS: tuple[DemoSpec, ...] = (
         title="RLlib PPO on CartPole",
         description="A real RLlib Algorithm: env runners sample CartPole, a learner updates "
         "the policy with PPO; episode return and the time spent sampling vs learning.",
-        what_to_see="The mean episode return climbs towards CartPole's limit over iterations. "
-        "The summary splits each iteration's time between sampling (env runners) and learning "
-        "(the learner), the split that decides where to add resources.",
+        what_to_see="Follow the mean episode return over the iterations (CartPole's limit is "
+        "500). The figures split each iteration's time between sampling (env runners) and "
+        "learning (the learner): the split that decides where to add resources.",
         params=(
             Param("iterations", "int", 6, 1, 50, "training iterations"),
             Param("env_runners", "int", 1, 0, 4, "remote env runner actors"),
@@ -262,6 +465,13 @@ DEMOS: tuple[DemoSpec, ...] = (
             (Series("return", "episode return (mean)"),),
         ),
         module="rllib_ppo",
+        claim=Claim(
+            "The mean episode return rose over the run: the last iteration's was at least 1.5x "
+            "the first's.",
+            (Check("return_gain", at_least=1.5),),
+            hidden_by=_rllib_hidden,
+            timing=False,
+        ),
         expected_points=lambda p: p["iterations"],
         needs=("torch", "gymnasium"),
         time_limit_s=120,

@@ -7,6 +7,7 @@ two-node cluster they are written for (deploy/ray-local-cluster.sh).
 from __future__ import annotations
 
 from .base import Chart, DemoSpec, Param, Series
+from .claims import Check, Claim
 
 CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
     DemoSpec(
@@ -34,6 +35,11 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
             y_log=True,
         ),
         module="cluster_objects",
+        claim=Claim(
+            "A read from the other node took at least 3x as long as a read on the object's own "
+            "node, which mapped it from shared memory.",
+            (Check("ratio", at_least=3), Check("zero_copy", at_least=1)),
+        ),
         expected_points=lambda p: 3 * p["trials"],
     ),
     DemoSpec(
@@ -57,6 +63,17 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
             (Series("pack", "PACK"), Series("spread", "STRICT_SPREAD")),
         ),
         module="cluster_placement",
+        claim=Claim(
+            "PACK's bundles shared one node, STRICT_SPREAD's each had a node of their own, and a "
+            "group with more bundles than nodes stayed pending without reserving a CPU.",
+            (
+                Check("pack_nodes", at_most=1),
+                Check("spread_distinct", at_least=1),
+                Check("oversized_pending", at_least=1),
+                Check("cpus_reserved_while_pending", at_most=0),
+            ),
+            timing=False,
+        ),
         expected_points=lambda p: p["bundles"] + p["spread_bundles"],
         nodes_needed=lambda p: p["spread_bundles"],
         nodes_param="spread_bundles",
@@ -84,6 +101,16 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
             (Series("step_ms", "learner step"), Series("restart", "kill to answering again")),
         ),
         module="cluster_failure",
+        claim=Claim(
+            "After its node died, the learner answered again from a surviving node, and the "
+            "object whose only copy was there was rebuilt there by running its task again.",
+            (
+                Check("actor_moved", at_least=1),
+                Check("object_task_runs", at_least=2),
+                Check("rebuilt_elsewhere", at_least=1),
+            ),
+            timing=False,
+        ),
         expected_points=lambda p: p["steps"] + 1,
         time_limit_s=120,
     ),
@@ -100,6 +127,12 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
         ),
         chart=Chart("task", "", "node", "", (Series("steered", "steered task"),)),
         module="cluster_scheduling",
+        claim=Claim(
+            "Every task asking for a resource that one node offers ran on that node, and the "
+            "task asking for a resource no node offers never started.",
+            (Check("steered_on_target", at_least=100), Check("impossible_started", at_most=0)),
+            timing=False,
+        ),
         expected_points=lambda p: p["tasks"],
     ),
 )

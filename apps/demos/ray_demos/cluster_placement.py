@@ -9,6 +9,7 @@ import ray
 from ray.util.placement_group import placement_group, placement_group_table
 
 from .base import Deadline, ParamError, Report
+from .claims import Figures
 from .nodes import alive_nodes, name_of
 from .raytools import POLL_S, cluster_cpus, free_cpus, owned
 
@@ -72,8 +73,18 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
 
     placed.setdefault("spread", [])
     pack_nodes, spread_nodes = len(set(placed["pack"])), len(set(placed["spread"]))
-    pending = not done
-    figures = {
+    figures = Figures()
+    figures.define("pack_nodes", "nodes holding the PACK group")
+    figures.define("spread_distinct", "STRICT_SPREAD bundles each on its own node (1 = yes)")
+    figures.define("oversized_pending", "the oversized group still pending (1 = yes)")
+    figures.define("cpus_reserved_while_pending", "CPUs the pending group reserved")
+    figures.add("pack_nodes", pack_nodes)
+    if placed["spread"]:
+        figures.add("spread_distinct", spread_nodes == spread)
+    figures.add("oversized_pending", not done)
+    figures.add("cpus_reserved_while_pending", max(0.0, before - during))
+    summary = {
+        "figures": figures,
         "nodes": n,
         "node_names": [node.name for node in nodes],
         "pack_bundles_on": placed["pack"],
@@ -82,35 +93,6 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         "infeasible_waited_s": round(waited, 2),
         "free_cpus_before": before,
         "free_cpus_while_pending": during,
-    }
-    claim = ("PACK's bundles share one node, STRICT_SPREAD's each get their own, and a group "
-             "of more bundles than nodes stays pending without reserving a CPU")  # fmt: skip
-    fits_one = bundles * cpus <= max(node.cpus for node in nodes)
-    checks = {
-        "pack on one node": pack_nodes == 1 or not fits_one,
-        "spread on distinct nodes": spread_nodes == spread,
-        "oversized group pending": pending,
-        "nothing reserved while pending": during >= before,
-    }
-    failed = [name for name, ok in checks.items() if not ok]
-    if n < 2:
-        verdict = "inconclusive"
-        reason = ("this Ray cluster has one node: PACK and STRICT_SPREAD look the same, and "
-                  "only the oversized group (two bundles, one node) can be shown")  # fmt: skip
-    elif failed:
-        verdict, reason = "not_shown", "not seen: " + ", ".join(failed)
-    else:
-        verdict, reason = "shown", ""
-    if not fits_one and n >= 2:
-        reason = (reason + "; " if reason else "") + (
-            f"{bundles} bundles of {cpus:g} CPU do not fit on one node, so PACK spread them"
-        )
-    return {
-        **figures,
-        "checks": checks,
-        "claim": claim,
-        "verdict": verdict,
-        "reason": reason,
         "effect": (
             f"PACK put {bundles} bundles on {pack_nodes} node(s) ({', '.join(placed['pack'])}); "
             + (
@@ -123,3 +105,14 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             f"{waited:.1f} s with {during:g} of {before:g} CPUs still free, then were removed"
         ),
     }
+    if n < 2:
+        summary["cannot_test"] = (
+            "this Ray cluster has one node: PACK and STRICT_SPREAD look the same, and only the "
+            "oversized group (two bundles, one node) can be shown"
+        )
+    elif bundles * cpus > max(node.cpus for node in nodes):
+        summary["cannot_test"] = (
+            f"{bundles} bundles of {cpus:g} CPU do not fit on one node, so PACK had to spread "
+            "them: lower bundles or bundle_cpus"
+        )
+    return summary

@@ -8,6 +8,7 @@ import time
 import ray
 
 from .base import Deadline, Report
+from .claims import Figures
 from .nodes import NAME_PREFIX, alive_nodes, current_node_id, name_of, unique_resources
 from .raytools import owned, wait_all
 
@@ -44,41 +45,25 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         waited = time.perf_counter() - start
         ray.cancel(impossible, force=False)
 
-    target = unique.get(resource).name if resource else None
+    target = unique[resource].name if resource else None
     on_target = sum(1 for name in landed if name == target)
-    figures = {
+    figures = Figures()
+    figures.define("steered_on_target", "steered tasks that ran on the node with the resource", "%")
+    figures.define("impossible_started", "the impossible task started (1 = yes)")
+    if landed:
+        figures.add("steered_on_target", 100 * on_target / len(landed))
+    figures.add("impossible_started", bool(done))
+    summary = {
+        "figures": figures,
         "nodes": len(nodes),
         "resource": resource,
         "resource_node": target,
         "tasks_on_that_node": on_target,
         "tasks": len(landed),
         "unschedulable_resource": NOBODY_HAS,
+        "unschedulable_offered": offered,
         "unschedulable_ran": bool(done),
         "unschedulable_waited_s": round(waited, 2),
-    }
-    claim = ("every task asking for a resource that one node offers ran on that node, and the "
-             "task asking for a resource no node offers never started")  # fmt: skip
-    if resource is None:
-        verdict = "inconclusive"
-        reason = ("no custom resource is offered by exactly one node of this cluster: start "
-                  "nodes with --resources (make ray-cluster does) to steer tasks")  # fmt: skip
-    elif len(nodes) < 2:
-        verdict = "inconclusive"
-        reason = "one node: every task runs there whatever it asks for"
-    elif on_target == len(landed) and not done and not offered:
-        verdict, reason = "shown", ""
-    else:
-        verdict = "not_shown"
-        reason = (
-            f"{len(landed) - on_target} task(s) ran elsewhere"
-            if on_target < len(landed)
-            else ("the impossible task started")
-        )
-    return {
-        **figures,
-        "claim": claim,
-        "verdict": verdict,
-        "reason": reason,
         "effect": (
             (
                 f"{on_target} of {len(landed)} tasks asking for {resource} ran on node {target}; "
@@ -89,3 +74,11 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             f"was still pending after {waited:.1f} s, then cancelled"
         ),
     }
+    if resource is None:
+        summary["cannot_test"] = (
+            "no custom resource is offered by exactly one node of this cluster: start nodes "
+            "with --resources (make ray-cluster does) to steer tasks"
+        )
+    elif len(nodes) < 2:
+        summary["cannot_test"] = "one node: every task runs there whatever it asks for"
+    return summary

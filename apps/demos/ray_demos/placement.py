@@ -11,6 +11,7 @@ from ray.util.placement_group import placement_group, placement_group_table, rem
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from .base import Deadline, Report, cpu_spin
+from .claims import Figures
 from .raytools import POLL_S, cluster_cpus, free_cpus, owned
 
 TICK_S = 0.25
@@ -126,7 +127,18 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         gang_s = _gang(g, work_s, scope, report, deadline)
         infeasible = _infeasible(params["infeasible_wait_s"], scope, deadline)
     time.sleep(0.2)
+    figures = Figures()
+    figures.define("piecemeal_jobs_done", "actor by actor: jobs finished", "of 2")
+    figures.define("gang_jobs_done", "as placement groups: jobs finished", "of 2")
+    figures.define("gang_both_done_s", "as placement groups: both jobs done after", "s")
+    figures.define("oversized_gang_ready", "the gang larger than the cluster became ready",
+                   "yes=1")  # fmt: skip
+    figures.add("piecemeal_jobs_done", piecemeal["jobs_done"])
+    figures.add("gang_jobs_done", 2)  # _gang returns only once both jobs finished
+    figures.add("gang_both_done_s", gang_s)
+    figures.add("oversized_gang_ready", infeasible["ready"])
     return {
+        "figures": figures,
         "cpus_per_job": g,
         "piecemeal_jobs_done": piecemeal["jobs_done"],
         "piecemeal_actors_started": piecemeal["actors_started"],

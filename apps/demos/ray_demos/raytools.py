@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Sequence
 
 import ray
@@ -55,8 +56,35 @@ def cluster_cpus() -> float:
     return float(ray.cluster_resources().get("CPU", 0))
 
 
+_STATE: dict = {}  # the GCS state client, per cluster address
+
+
+def object_store_bytes_created() -> int:
+    """Bytes ever created in the cluster's object stores (the raylet's own cumulative count):
+    the difference over a phase is what that phase copied into shared memory."""
+    from ray._private.internal_api import get_memory_info_reply, get_state_from_address
+
+    address = ray.get_runtime_context().gcs_address
+    if address not in _STATE:
+        _STATE.clear()
+        _STATE[address] = get_state_from_address(address)
+    state = _STATE[address]
+    return int(
+        get_memory_info_reply(state, timeout_seconds=10).store_stats.cumulative_created_bytes
+    )
+
+
 def free_cpus() -> float:
     return float(ray.available_resources().get("CPU", 0))
+
+
+def wait_until_idle(max_s: float) -> float:
+    """Wait up to max_s for every CPU of the cluster to be free (processes of a run that just
+    ended can take a moment to hand theirs back); returns the CPUs free when it stopped."""
+    until = time.monotonic() + max_s
+    while free_cpus() < cluster_cpus() and time.monotonic() < until:
+        time.sleep(0.1)
+    return free_cpus()
 
 
 class Owned:

@@ -1,6 +1,6 @@
 """A real RLlib PPO Algorithm on CartPole: env runners sample, a learner updates.
 
-Needs the rllib extra (torch and gymnasium): pip install -e '.[rllib]'.
+Needs ray[rllib] and torch (installed by `make install`).
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from .base import Deadline, Report
+from .claims import Figures
 
 
 def _number(result: dict, *path: str, default: float = 0.0) -> float:
@@ -82,7 +83,20 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
     finally:
         algo.stop()
     busy = sample_s + learn_s
+    figures = Figures()
+    figures.define("return_gain", "mean episode return: last iteration / first", "x")
+    figures.define("first_return", "mean episode return, first iteration", "")
+    figures.define("last_return", "mean episode return, last iteration", "")
+    figures.define("sampling_share", "share of the iterations' time spent sampling", "%")
+    finite = [r for r in returns if r == r and r > 0]  # NaN before a first finished episode
+    if finite:
+        figures.add("first_return", finite[0])
+        figures.add("last_return", finite[-1])
+        figures.add("return_gain", finite[-1] / finite[0])
+    if busy:
+        figures.add("sampling_share", 100 * sample_s / busy)
     return {
+        "figures": figures,
         "iterations": iterations,
         "env_runners": runners,
         "first_return": round(returns[0], 1) if returns else None,
@@ -93,9 +107,10 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         "learning_and_other_s": round(learn_s, 2),
         "sampling_share": round(sample_s / busy, 2) if busy else None,
         "effect": (
-            f"episode return went from {returns[0]:.0f} to {returns[-1]:.0f} in {iterations} "
-            f"iterations; sampling took {sample_s:.1f} s, learning (and the rest) {learn_s:.1f} s"
-            if returns
+            f"this run reached a mean episode return of {finite[-1]:.0f} after {iterations} "
+            f"iterations (from {finite[0]:.0f} at the first); sampling took {sample_s:.1f} s, "
+            f"learning (and the rest) {learn_s:.1f} s"
+            if finite
             else "no iteration ran"
         ),
     }

@@ -1,14 +1,25 @@
-"""Sampling is the bottleneck: environment steps per second with 1..N rollout actors."""
+"""Is sampling the bottleneck? Rollout actors sample CartPole batches for one learner actor,
+which spends a fixed CPU time per sampled step on them; the learner's idle share says who
+waits for whom: a learner idle most of the time is waiting for samples.
+
+The driver hands each batch to the learner as it lands, with a queue of at most
+QUEUE_BATCHES batches (a sampler that gets ahead waits), as a real sample queue would.
+"""
 
 from __future__ import annotations
 
 import time
 
+import numpy as np
 import ray
 
-from .base import Deadline, Report
+from .base import Deadline, Report, cpu_spin
+from .claims import Figures
 from .envs import CartPole
-from .raytools import actors_ready, cluster_cpus, owned, wait_all
+from .raytools import actors_ready, cluster_cpus, owned, wait_all, wait_any
+
+BATCH_STEPS = 200
+QUEUE_BATCHES = 2
 
 
 @ray.remote
@@ -17,54 +28,93 @@ class RolloutWorker:
         self.env = CartPole(seed=seed, step_cost_s=step_cost_s)
         self.obs = self.env.reset()
 
-    def sample(self, seconds: float) -> int:
-        """Step the environment with the policy for `seconds` of wall time; return steps."""
-        steps, end = 0, time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            for _ in range(50):
-                self.obs, _, done = self.env.step(self.env.heuristic_action(self.obs))
-                if done:
-                    self.obs = self.env.reset()
-            steps += 50
-        return steps
+    def sample(self, steps: int) -> np.ndarray:
+        """Step the environment with the policy; return the observations of the batch."""
+        batch = np.empty((steps, 4), dtype=np.float32)
+        for t in range(steps):
+            batch[t] = self.obs
+            self.obs, _, done = self.env.step(self.env.heuristic_action(self.obs))
+            if done:
+                self.obs = self.env.reset()
+        return batch
+
+
+@ray.remote(num_cpus=0)
+class Learner:
+    """Consumes batches: learn_s of CPU per sampled step; remembers when it was busy."""
+
+    def __init__(self, learn_s_per_step: float):
+        self.cost, self.busy = learn_s_per_step, []
+
+    def learn(self, batch: np.ndarray) -> int:
+        start = time.monotonic()
+        cpu_spin(self.cost * len(batch))
+        self.busy.append((start, time.monotonic(), len(batch)))
+        return len(batch)
+
+    def window(self, start: float, end: float) -> tuple[float, int]:
+        """(seconds busy, steps learned) within [start, end] of the machine's monotonic clock;
+        forgets what it had recorded."""
+        busy = sum(max(0.0, min(e, end) - max(b, start)) for b, e, _ in self.busy)
+        steps = sum(n for b, e, n in self.busy if e <= end)
+        self.busy = []
+        return busy, steps
+
+
+def _measure(workers, learner, seconds, deadline) -> tuple[float, float]:
+    """Sample with these workers into the learner for `seconds`: (learner idle share, steps/s
+    learned)."""
+    wait_all([learner.window.remote(0, 0)], deadline, what="the learner")
+    start = time.monotonic()
+    inflight = {w.sample.remote(BATCH_STEPS): w for w in workers}
+    learning: list = []
+    while time.monotonic() - start < seconds:
+        ready, _ = wait_any(list(inflight), deadline, what="the rollout actors")
+        for ref in ready:
+            worker = inflight.pop(ref)
+            while len(learning) >= QUEUE_BATCHES:  # the queue is full: wait for the learner
+                _, learning = wait_any(learning, deadline, what="the learner")
+            learning.append(learner.learn.remote(ref))
+            inflight[worker.sample.remote(BATCH_STEPS)] = worker
+    end = time.monotonic()
+    wait_all(list(inflight) + learning, deadline, what="the last batches")
+    busy, steps = wait_all([learner.window.remote(start, end)], deadline, what="the learner")[0]
+    return 1 - busy / (end - start), steps / (end - start)
 
 
 def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
-    n_max, seconds = params["max_actors"], params["seconds_per_point"]
-    step_cost_s = params["env_step_us"] / 1e6
+    n_max, seconds, trials = params["max_actors"], params["seconds_per_point"], params["trials"]
+    step_cost_s, learn_s = params["env_step_us"] / 1e6, params["learn_us"] / 1e6
     cpus = cluster_cpus()
-    # Fractions beyond what the cluster has would leave actors pending forever.
-    share = min(1.0, cpus / n_max)
+    share = min(1.0, cpus / n_max)  # fractions beyond the cluster would leave actors pending
+    figures = Figures()
+    for k in range(1, n_max + 1):
+        figures.define(f"idle_{k}", f"learner idle share with {k} rollout actor(s)", "%")
+        figures.define(f"steps_per_s_{k}", f"steps/s learned with {k} rollout actor(s)", "steps/s")
     with owned() as scope:
+        learner = scope.actor(Learner.remote(learn_s))
         workers = [
             scope.actor(RolloutWorker.options(num_cpus=share).remote(i, step_cost_s))
             for i in range(n_max)
         ]
-        actors_ready(workers, deadline, what=f"{n_max} rollout actors to start")
-        wait_all([w.sample.remote(0.05) for w in workers], deadline, what="a warm-up")
-        rates = {}
+        actors_ready([learner, *workers], deadline, what=f"{n_max} rollout actors to start")
+        # Warm-up, not timed: calibrate every spin loop and run one batch through the queue.
+        _measure(workers, learner, 0.05, deadline)
         for k in range(1, n_max + 1):
-            start = time.perf_counter()
-            steps = sum(
-                wait_all(
-                    [w.sample.remote(seconds) for w in workers[:k]],
-                    deadline,
-                    what=f"{k} rollout actors",
-                )
-            )
-            rates[k] = steps / (time.perf_counter() - start)
-            report({"series": "steps_per_s", "x": k, "y": round(rates[k], 1)})
-            report({"series": "ideal", "x": k, "y": round(rates[1] * k, 1)})
-    best_k = max(rates, key=rates.get)
+            for _ in range(trials):
+                idle, rate = _measure(workers[:k], learner, seconds, deadline)
+                figures.add(f"idle_{k}", 100 * idle)
+                figures.add(f"steps_per_s_{k}", rate)
+                report({"series": "idle", "x": k, "y": round(100 * idle, 1)})
+    summary = figures.as_dict()
     return {
+        "figures": figures,
         "cluster_cpus": cpus,
-        "steps_per_s": {str(k): round(v) for k, v in rates.items()},
-        "speedup_2_vs_1": round(rates[2] / rates[1], 2) if 2 in rates else None,
-        "best_actors": best_k,
-        "best_speedup": round(rates[best_k] / rates[1], 2),
+        "trials": trials,
         "effect": (
-            f"1 actor sampled {rates[1]:,.0f} steps/s; {best_k} actors reached "
-            f"{rates[best_k]:,.0f} steps/s ({rates[best_k] / rates[1]:.1f}x) on {cpus:g} CPUs"
-            " — beyond one actor per core, more actors only share the same cores"
+            f"with 1 rollout actor the learner was idle {summary['idle_1']['median']:g}% of the"
+            f" time (median of {trials}) and learned {summary['steps_per_s_1']['median']:,.0f} "
+            f"steps/s; with {n_max}: idle {summary[f'idle_{n_max}']['median']:g}%, "
+            f"{summary[f'steps_per_s_{n_max}']['median']:,.0f} steps/s, on {cpus:g} CPUs"
         ),
     }

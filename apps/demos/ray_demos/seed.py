@@ -1,11 +1,13 @@
 """SEED-style central batched inference vs inference inside each rollout actor.
 
-Each actor steps several CartPoles (as SEED's and RLlib's actors do). Three measured runs:
-per-actor inference on CPU (each actor runs its own copy of the policy on its batch);
-central batched inference on CPU (the learner process runs one forward pass for every
-environment, one round trip per step); and central inference on a modelled accelerator,
-where the forward pass is replaced by a fixed wait per batch (a sleep that stands for an
-accelerator's kernel time, whatever the batch size).
+Each actor steps several CartPoles (as SEED's and RLlib's actors do). Three modes, in
+repeated interleaved trials: per-actor inference on CPU (each actor runs its own copy of the
+policy, so the forward passes are spread over the actor processes); central batched
+inference on CPU (one process, the driver, runs every forward pass, batching dynamically
+whatever observations have arrived, as SEED's inference server does); and central inference
+on an assumed accelerator, where the forward pass is replaced by a fixed wait per batch (a
+sleep standing for an accelerator's kernel time whatever the batch size: a model, labelled
+as such).
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ import numpy as np
 import ray
 
 from .base import Deadline, Report
+from .claims import Figures
 from .envs import CartPole
-from .raytools import actors_ready, cluster_cpus, get_within, owned
-
-CHUNK_S = 0.25  # how often each mode reports its step count
+from .raytools import actors_ready, cluster_cpus, get_within, owned, wait_any
 
 
 class Policy:
@@ -66,42 +67,58 @@ class EnvActor:
         return steps
 
 
-def _per_actor(actors, seconds, report, deadline) -> float:
-    total, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        total += sum(get_within([a.run_local.remote(CHUNK_S) for a in actors], deadline))
-        report({"series": "per_actor", "x": round(time.perf_counter() - start, 3), "y": total})
+def _per_actor(actors, seconds, deadline) -> float:
+    start = time.perf_counter()
+    total = sum(get_within([a.run_local.remote(seconds) for a in actors], deadline))
     return total / (time.perf_counter() - start)
 
 
-def _central(actors, per_actor, seconds, infer, series, report, deadline) -> float:
-    obs = np.concatenate(get_within([a.observe.remote() for a in actors], deadline))
-    total, start, next_report = 0, time.perf_counter(), CHUNK_S
+def _central(actors, per_actor, seconds, infer, deadline) -> tuple[float, float, float]:
+    """Dynamic batching: run the policy on whatever observations have arrived, send each
+    actor its actions, repeat. Returns (steps/s, mean batch, share of time in inference)."""
+    inflight = {a.observe.remote(): i for i, a in enumerate(actors)}
+    steps, batches, infer_s, start = 0, [], 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        actions = infer(obs).tolist()  # one batch for every environment of every actor
-        refs = [
-            a.step.remote(actions[i * per_actor : (i + 1) * per_actor])
-            for i, a in enumerate(actors)
-        ]
-        obs = np.concatenate(get_within(refs, deadline))
-        total += len(obs)
-        elapsed = time.perf_counter() - start
-        if elapsed >= next_report:
-            report({"series": series, "x": round(elapsed, 3), "y": total})
-            next_report += CHUNK_S
-    return total / (time.perf_counter() - start)
+        ready, pending = wait_any(list(inflight), deadline, what="the environment actors")
+        if pending:  # everything else that has arrived by now joins this batch
+            ready += ray.wait(pending, num_returns=len(pending), timeout=0)[0]
+        who = [inflight.pop(ref) for ref in ready]
+        obs = np.concatenate([np.asarray(o, dtype=np.float32) for o in ray.get(ready)])
+        t0 = time.perf_counter()
+        actions = infer(obs).tolist()
+        infer_s += time.perf_counter() - t0
+        for k, i in enumerate(who):
+            inflight[actors[i].step.remote(actions[k * per_actor : (k + 1) * per_actor])] = i
+        steps += len(obs)
+        batches.append(len(obs))
+    elapsed = time.perf_counter() - start
+    get_within(list(inflight), deadline, what="the last steps")
+    return steps / elapsed, float(np.mean(batches)), infer_s / elapsed
+
+
+MODES = ("per_actor", "central_cpu", "central_modelled")
 
 
 def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
     n_actors, per_actor = params["n_actors"], params["envs_per_actor"]
     hidden, layers, seconds = params["hidden"], params["layers"], params["seconds_per_mode"]
-    accel_s = params["accel_ms"] / 1000
+    trials, accel_s = params["trials"], params["accel_ms"] / 1000
     policy = Policy(hidden, layers)
 
     def modelled_accelerator(obs):
-        time.sleep(accel_s)  # modelled: an accelerator's fixed time per batch
+        time.sleep(accel_s)  # an assumption: an accelerator's fixed time per batch
         return (obs[:, 2] + 0.5 * obs[:, 3] > 0).astype(int)
 
+    figures = Figures()
+    figures.define("modelled_vs_per_actor", "assumed accelerator / per-actor CPU, steps/s", "x")
+    figures.define("per_actor_vs_central_cpu", "CPU: per-actor / central, steps/s", "x")
+    figures.define("per_actor", f"per-actor: forward passes in {n_actors} actor processes",
+                   "steps/s")  # fmt: skip
+    figures.define("central_cpu", "central: every forward pass in one process", "steps/s")
+    figures.define("central_modelled", f"central, assumed {params['accel_ms']:g} ms per batch",
+                   "steps/s")  # fmt: skip
+    figures.define("central_batch", "central: mean dynamic batch", "observations")
+    figures.define("central_inference_share", "central process: share of time in inference", "%")
     share = min(1.0, cluster_cpus() / n_actors)
     with owned() as scope:
         actors = [
@@ -109,28 +126,46 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             for i in range(n_actors)
         ]
         actors_ready(actors, deadline, what=f"{n_actors} environment actors to start")
-        rates = {"per_actor": _per_actor(actors, seconds, report, deadline)}
-        rates["central_cpu"] = _central(
-            actors, per_actor, seconds, policy.act, "central_cpu", report, deadline
-        )
-        rates["central_modelled"] = _central(
-            actors, per_actor, seconds, modelled_accelerator, "central_modelled", report, deadline
-        )
-    cpu_winner = "per-actor" if rates["per_actor"] >= rates["central_cpu"] else "central"
-    batch = n_actors * per_actor
+        # Warm-up, not timed: each mode once, briefly (BLAS threads, first calls).
+        _per_actor(actors, 0.05, deadline)
+        _central(actors, per_actor, 0.05, policy.act, deadline)
+        for trial in range(1, trials + 1):
+            rates = {}
+            for mode in MODES[trial % 3 :] + MODES[: trial % 3]:
+                if mode == "per_actor":
+                    rates[mode] = _per_actor(actors, seconds, deadline)
+                elif mode == "central_cpu":
+                    rates[mode], batch, busy = _central(
+                        actors, per_actor, seconds, policy.act, deadline
+                    )
+                    figures.add("central_batch", batch)
+                    figures.add("central_inference_share", 100 * busy)
+                else:
+                    rates[mode], _, _ = _central(
+                        actors, per_actor, seconds, modelled_accelerator, deadline
+                    )
+                figures.add(mode, rates[mode])
+                report({"series": mode, "x": trial, "y": round(rates[mode])})
+            figures.add("modelled_vs_per_actor", rates["central_modelled"] / rates["per_actor"])
+            figures.add("per_actor_vs_central_cpu", rates["per_actor"] / rates["central_cpu"])
+    summary = figures.as_dict()
+    med = {k: summary[k]["median"] for k in summary}
+    where = "per-actor" if med["per_actor"] >= med["central_cpu"] else "central"
     return {
-        "batch": batch,
-        "steps_per_s": {k: round(v) for k, v in rates.items()},
-        "cpu_winner": cpu_winner,
-        "modelled_vs_per_actor": round(rates["central_modelled"] / rates["per_actor"], 2),
-        "modelled": (
-            f"central_modelled replaces the forward pass by a {params['accel_ms']:g} ms wait"
+        "figures": figures,
+        "environments": n_actors * per_actor,
+        "trials": trials,
+        "assumption": (
+            f"central_modelled replaces the forward pass by a {params['accel_ms']:g} ms wait per "
+            "batch, whatever its size: a modelled accelerator, not a measurement"
         ),
         "effect": (
-            f"measured on CPU: per-actor {rates['per_actor']:,.0f} steps/s vs central "
-            f"{rates['central_cpu']:,.0f} steps/s ({cpu_winner} wins); with a modelled "
-            f"accelerator ({params['accel_ms']:g} ms per batch of {batch}) central inference "
-            f"reaches {rates['central_modelled']:,.0f} steps/s "
-            f"({rates['central_modelled'] / rates['per_actor']:.1f}x per-actor)"
+            f"measured on CPU (median of {trials}): per-actor inference, its forward passes "
+            f"spread over {n_actors} actor processes, {med['per_actor']:,.0f} steps/s; central "
+            f"inference, every forward pass in one process (busy "
+            f"{med['central_inference_share']:.0f}% of the time, mean batch "
+            f"{med['central_batch']:.1f}), {med['central_cpu']:,.0f} steps/s: {where} was "
+            f"faster here. Assuming {params['accel_ms']:g} ms per batch on an accelerator, "
+            f"central inference would serve {med['central_modelled']:,.0f} steps/s"
         ),
     }

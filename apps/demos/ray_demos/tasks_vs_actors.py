@@ -1,36 +1,47 @@
-"""Stateless tasks run a map in parallel; state that must survive between calls needs an actor."""
+"""Stateless tasks run a map in parallel; state that must survive between calls needs an actor.
+
+Every trial runs the same items three ways (one task at a time, all tasks at once, one actor),
+in a rotating order so that a neighbour's load drifting over the run falls on every mode.
+"""
 
 from __future__ import annotations
 
 import time
+import uuid
 
 import ray
 
 from .base import Deadline, Report, cpu_spin
-from .raytools import actors_ready, owned, wait_all, wait_any
+from .claims import Figures
+from .raytools import actors_ready, owned, wait_all
 
-_calls_seen_by_this_worker = 0  # module state in a task worker: per process, not per program
+# Module state in a task worker: one dict per worker process, keyed by (run, trial), so a
+# count only ever holds this run's calls, however many earlier runs that process served.
+_calls_seen_by_this_worker: dict[str, int] = {}
 
 
-def _work(seconds: float) -> int:
-    global _calls_seen_by_this_worker
+def _work(seconds: float, key: str) -> int:
     cpu_spin(seconds)
-    _calls_seen_by_this_worker += 1
-    return _calls_seen_by_this_worker
+    _calls_seen_by_this_worker[key] = _calls_seen_by_this_worker.get(key, 0) + 1
+    return _calls_seen_by_this_worker[key]
 
 
 @ray.remote(num_cpus=1)
-def work_task(seconds: float) -> int:
+def work_task(seconds: float, key: str) -> int:
     """A task: whatever it keeps in globals lives in whichever worker process ran it."""
-    return _work(seconds)
+    return _work(seconds, key)
 
 
-@ray.remote(num_cpus=1)
+@ray.remote(num_cpus=0)  # holds no CPU while the tasks run; its calls still burn one core
 class Counter:
     """An actor: one process, one object, calls served in order, so its count is exact."""
 
     def __init__(self):
         self.calls = 0
+
+    def reset(self) -> int:
+        self.calls = 0
+        return 0
 
     def work(self, seconds: float) -> int:
         cpu_spin(seconds)
@@ -38,54 +49,80 @@ class Counter:
         return self.calls
 
 
+MODES = ("tasks", "serial", "actor")
+
+
 def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
-    n, seconds = params["n_items"], params["work_ms"] / 1000
+    n, seconds, trials = params["n_items"], params["work_ms"] / 1000, params["trials"]
+    run_key = uuid.uuid4().hex
+    figures = Figures()
+    figures.define("tasks_speedup", "parallel tasks: speed-up over one at a time", "x")
+    figures.define("actor_speedup", "one actor: speed-up over one task at a time", "x")
+    for mode in MODES:
+        figures.define(f"{mode}_s", f"{mode}: time for {n} items", "s")
+    figures.define("actor_count", "the actor's call counter at the end of a trial", "calls")
+    figures.define("actor_counter_exact", f"the actor counted exactly {n} calls", "yes=1")
+    figures.define(
+        "task_counter_max", "highest task-globals counter any worker process reached", "calls"
+    )
 
     with owned() as scope:
-        # Serial baseline: the same task, one at a time, so both run in Ray worker processes
-        # (Ray runs its workers at a lower priority than the driver).
-        wait_all([work_task.remote(0.001) for _ in range(2)], deadline, what="workers to start")
-        start = time.perf_counter()
-        for i in range(n):
-            wait_all([scope.ref(work_task.remote(seconds))], deadline, what="a serial task")
-            report({"series": "serial", "x": i + 1, "y": time.perf_counter() - start})
-        serial_s = time.perf_counter() - start
-
-        start = time.perf_counter()
-        pending = [scope.ref(work_task.remote(seconds)) for _ in range(n)]
-        task_counts, done = [], 0
-        while pending:
-            ready, pending = wait_any(pending, deadline, what="the parallel tasks")
-            for ref in ready:
-                done += 1
-                task_counts.append(ray.get(ref, timeout=10))
-                report({"series": "tasks", "x": done, "y": time.perf_counter() - start})
-        tasks_s = time.perf_counter() - start
-
         counter = scope.actor(Counter.remote())
+        # Warm-up, not timed: start two task workers and the actor, calibrate their spin loops.
+        wait_all(
+            [scope.ref(work_task.remote(0.02, f"{run_key}:warm")) for _ in range(2)]
+            + [counter.work.remote(0.02)],
+            deadline,
+            what="workers to start",
+        )
         actors_ready([counter], deadline, what="the counter actor to start")
-        start = time.perf_counter()
-        pending = [counter.work.remote(seconds) for _ in range(n)]
-        actor_count, done = 0, 0
-        while pending:
-            ready, pending = wait_any(pending, deadline, what="the counter actor")
-            for ref in ready:
-                done += 1
-                actor_count = max(actor_count, ray.get(ref))
-                report({"series": "actor", "x": done, "y": time.perf_counter() - start})
-        actor_s = time.perf_counter() - start
+        for trial in range(1, trials + 1):
+            times = {}
+            turn = (trial - 1) % 3  # trial 1 starts with the parallel tasks: a quick first point
+            for mode in MODES[turn:] + MODES[:turn]:
+                key = f"{run_key}:{trial}"
+                start = time.perf_counter()
+                if mode == "serial":
+                    for _ in range(n):
+                        wait_all([scope.ref(work_task.remote(seconds, key))], deadline,
+                                 what="a serial task")  # fmt: skip
+                elif mode == "tasks":
+                    key_tasks = f"{key}:parallel"
+                    counts = wait_all(
+                        [scope.ref(work_task.remote(seconds, key_tasks)) for _ in range(n)],
+                        deadline,
+                        what="the parallel tasks",
+                    )
+                else:
+                    wait_all([counter.reset.remote()], deadline, what="the counter actor")
+                    start = time.perf_counter()
+                    actor_count = max(
+                        wait_all(
+                            [counter.work.remote(seconds) for _ in range(n)],
+                            deadline,
+                            what="the counter actor",
+                        )  # fmt: skip
+                    )
+                times[mode] = time.perf_counter() - start
+                figures.add(f"{mode}_s", times[mode])
+                report({"series": mode, "x": trial, "y": round(times[mode], 3)})
+            figures.add("tasks_speedup", times["serial"] / times["tasks"])
+            figures.add("actor_speedup", times["serial"] / times["actor"])
+            figures.add("actor_count", actor_count)
+            figures.add("actor_counter_exact", actor_count == n)
+            figures.add("task_counter_max", max(counts))
+            deadline.check()
 
+    summary = figures.as_dict()
     return {
-        "serial_s": round(serial_s, 3),
-        "tasks_s": round(tasks_s, 3),
-        "actor_s": round(actor_s, 3),
-        "tasks_speedup": round(serial_s / tasks_s, 2),
-        "actor_count": actor_count,
-        "task_global_counts": sorted(task_counts)[-4:],
+        "figures": figures,
         "items": n,
+        "trials": trials,
         "effect": (
-            f"tasks finished {n} items {serial_s / tasks_s:.1f}x faster than one process; "
-            f"the actor counted exactly {actor_count} calls, while a counter kept in task "
-            f"globals ended at {max(task_counts)}: it counts per worker process, not per program"
+            f"median over {trials} trials: {n} items took {summary['serial_s']['median']:g} s "
+            f"one task at a time, {summary['tasks_s']['median']:g} s as parallel tasks and "
+            f"{summary['actor_s']['median']:g} s on one actor; the actor counted "
+            f"{summary['actor_count']['median']:g} calls of {n}, a counter in task globals "
+            f"reached at most {summary['task_counter_max']['max']:g} in any one worker process"
         ),
     }

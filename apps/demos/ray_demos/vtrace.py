@@ -1,5 +1,13 @@
 """Policy lag and V-trace: value targets from stale actors, with and without truncated
-importance weights, against the exact value of the learner's current policy."""
+importance weights, against exact values.
+
+V-trace with truncation rho_bar converges to the value of pi_rho_bar, the policy with
+pi_rho_bar(a|x) proportional to min(rho_bar mu(a|x), pi(a|x)) (Espeholt et al., 2018,
+theorem 1), not to the value of pi: whenever rho_bar truncates a weight, its estimate is
+biased with respect to V of pi (its fixed point is another policy's value), and unbiased only
+when rho_bar is at least every ratio pi/mu, where pi_rho_bar is pi. The demo measures the
+distance of the estimate to both values, and of a V-trace with rho_bar = LARGE_RHO_BAR.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +15,34 @@ import numpy as np
 import ray
 
 from .base import Deadline, Report
+from .claims import Figures
 from .raytools import actors_ready, cluster_cpus, owned, wait_all
 
 N_STATES = 6  # a chain: 0 .. 4 walkable, 5 is the goal (reward 1, episode ends)
 GAMMA = 0.9
 MAX_T = 100  # gamma**100 ~ 3e-5: cutting episodes there changes values by less than that
 SWEEPS = 30
+LARGE_RHO_BAR = 1000.0  # truncates nothing here
 
 
 def p_right(theta: float) -> float:
     return 1.0 / (1.0 + np.exp(-theta))
 
 
+def truncated_p_right(pi: float, mu: float, rho_bar: float) -> float:
+    """pi_rho_bar's probability of moving right: proportional to min(rho_bar mu, pi)."""
+    right, left = min(rho_bar * mu, pi), min(rho_bar * (1 - mu), 1 - pi)
+    return right / (right + left)
+
+
 def true_values(theta: float) -> np.ndarray:
-    """V^pi for the walkable states, solved exactly: V = r + gamma P V."""
-    n, p = N_STATES - 1, p_right(theta)
+    return values_of(p_right(theta))
+
+
+def values_of(p: float) -> np.ndarray:
+    """V for the walkable states of the policy that moves right with probability p, solved
+    exactly: V = r + gamma P V."""
+    n = N_STATES - 1
     trans, reward = np.zeros((n, n)), np.zeros(n)
     for s in range(n):
         trans[s, max(s - 1, 0)] += 1 - p
@@ -39,7 +60,8 @@ class StaleActor:
     def __init__(self, seed: int):
         self.rng = np.random.default_rng(seed)
 
-    def rollouts(self, theta: float, episodes: int) -> dict[str, np.ndarray]:
+    def rollouts(self, theta: float, episodes: int, seed: int) -> dict[str, np.ndarray]:
+        self.rng = np.random.default_rng(seed)  # seeded per call: a trial is reproducible
         p = p_right(theta)
         shape = (episodes, MAX_T)
         states = np.zeros(shape, dtype=np.int64)
@@ -97,21 +119,44 @@ def estimate(batch: dict, target_theta: float, *, rho_bar: float | None) -> np.n
     return values[:n]
 
 
+def _rms(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.sqrt(np.mean((a - b) ** 2)))
+
+
 def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
-    max_lag, episodes = params["max_lag"], params["episodes"]
+    max_lag, episodes, trials = params["max_lag"], params["episodes"], params["trials"]
     rho_bar, drift = params["rho_bar"], params["drift"]
     learner_theta = -1.0 + max_lag * drift  # the learner is at version max_lag
     truth = true_values(learner_theta)
+    pi = p_right(learner_theta)
     n_actors = max(1, min(4, int(cluster_cpus())))
-    errors = {"uncorrected": {}, "vtrace": {}}
+    figures = Figures()
+    figures.define(
+        "closer_to_fixed_point",
+        "V-trace (rho_bar): distance to V of pi / distance to V of pi_rho_bar",
+        "x",
+    )
+    figures.define("uncorrected", "uncorrected: RMS distance to V of pi", "")
+    figures.define("vtrace", "V-trace (rho_bar): RMS distance to V of pi", "")
+    figures.define("vtrace_fixed_point", "V-trace (rho_bar): RMS distance to V of pi_rho_bar", "")
+    figures.define("vtrace_large", f"V-trace (rho_bar {LARGE_RHO_BAR:g}): to V of pi", "")
+    figures.define("largest_ratio", "largest importance ratio pi/mu at the largest lag", "")
     with owned() as scope:
         actors = [scope.actor(StaleActor.options(num_cpus=0).remote(i)) for i in range(n_actors)]
         actors_ready(actors, deadline, what="the rollout actors to start")
-        for lag in range(max_lag + 1):
+        # Trial 1 walks every lag (the chart); further trials repeat the largest lag.
+        plan = [(1, lag) for lag in range(max_lag + 1)]
+        plan += [(trial, max_lag) for trial in range(2, trials + 1)]
+        for trial, lag in plan:
             behaviour_theta = -1.0 + (max_lag - lag) * drift
+            mu = p_right(behaviour_theta)
+            fixed_point = values_of(truncated_p_right(pi, mu, rho_bar))
             share = -(-episodes // n_actors)
             parts = wait_all(
-                [a.rollouts.remote(behaviour_theta, share) for a in actors],
+                [
+                    a.rollouts.remote(behaviour_theta, share, 1000 * trial + 100 * lag + i)
+                    for i, a in enumerate(actors)
+                ],
                 deadline,
                 what=f"rollouts at lag {lag}",
             )
@@ -123,24 +168,39 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 )
                 for k in parts[0]
             }
-            for name, rb in (("uncorrected", None), ("vtrace", rho_bar)):
-                err = float(
-                    np.sqrt(np.mean((estimate(batch, learner_theta, rho_bar=rb) - truth) ** 2))
-                )
-                errors[name][lag] = err
+            vtrace = estimate(batch, learner_theta, rho_bar=rho_bar)
+            errors = {
+                "uncorrected": _rms(estimate(batch, learner_theta, rho_bar=None), truth),
+                "vtrace": _rms(vtrace, truth),
+                "vtrace_fixed_point": _rms(vtrace, fixed_point),
+                "vtrace_large": _rms(estimate(batch, learner_theta, rho_bar=LARGE_RHO_BAR), truth),
+            }
+            for name, err in errors.items():
                 report({"series": name, "x": lag, "y": round(err, 4)})
+            if lag == max_lag:
+                for name, err in errors.items():
+                    figures.add(name, err)
+                figures.add(
+                    "closer_to_fixed_point",
+                    errors["vtrace"] / max(errors["vtrace_fixed_point"], 1e-9),
+                )
+                figures.add("largest_ratio", max(pi / mu, (1 - pi) / (1 - mu)))
             deadline.check()
-    worst = max_lag
+    summary = figures.as_dict()
+    mu_oldest = p_right(-1.0)
     return {
-        "learner_p_right": round(p_right(learner_theta), 3),
-        "true_value_start": round(float(truth[0]), 4),
+        "figures": figures,
+        "learner_p_right": round(pi, 3),
+        "oldest_behaviour_p_right": round(mu_oldest, 3),
+        "pi_rho_bar_p_right": round(truncated_p_right(pi, mu_oldest, rho_bar), 3),
         "rho_bar": rho_bar,
-        "uncorrected_error_at_max_lag": round(errors["uncorrected"][worst], 4),
-        "vtrace_error_at_max_lag": round(errors["vtrace"][worst], 4),
-        "error_ratio": round(errors["uncorrected"][worst] / max(errors["vtrace"][worst], 1e-9), 1),
+        "fixed_point": "V of pi_rho_bar, pi_rho_bar(a|x) proportional to min(rho_bar mu, pi)",
         "effect": (
-            f"with data {worst} policy versions old, uncorrected targets missed the learner's "
-            f"values by {errors['uncorrected'][worst]:.3f} (RMS) and V-trace by "
-            f"{errors['vtrace'][worst]:.3f}"
+            f"with data {max_lag} policy versions old (median of {trials} trials), uncorrected "
+            f"targets were {summary['uncorrected']['median']:.3f} (RMS) from V of pi; V-trace "
+            f"with rho_bar {rho_bar:g} was {summary['vtrace']['median']:.3f} from V of pi and "
+            f"{summary['vtrace_fixed_point']['median']:.3f} from V of pi_rho_bar (its fixed "
+            f"point: the bias with respect to V of pi), V-trace with rho_bar "
+            f"{LARGE_RHO_BAR:g} {summary['vtrace_large']['median']:.3f} from V of pi"
         ),
     }
