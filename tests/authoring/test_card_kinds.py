@@ -10,6 +10,7 @@ import zipfile
 import pytest
 import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from apps.authoring import formats, services
@@ -196,7 +197,20 @@ def test_import_preview_lists_new_reworded_and_removed_cards_with_learners_and_w
     upload = SimpleUploadedFile("deck.yaml", yaml.safe_dump(document).encode())
     html = dave_client.post(reverse("authoring:import"), {"file": upload}).content.decode()
     assert "New (learners start them fresh): ray-task-call" in html
-    assert "Reworded (learners keep their schedules): ray-actor" in html
+    assert "Changed: reworded or moved (learners keep their schedules): ray-actor" in html
     assert "<code>ray-task</code>: 1 learner had progress" in html
     assert "card &#x27;ray-task-call&#x27;: no source" in html  # the lint, as a warning
     assert small_deck.cards.filter(slug="ray-task").exists()  # a preview writes nothing
+
+
+def test_import_command_prints_retired_cards_and_warnings(small_deck, alice_studied, tmp_path):
+    document = yaml.safe_load(export_deck(small_deck, "yaml"))
+    document["sections"][0]["cards"].pop(0)  # ray-task, which alice studied
+    path = tmp_path / "deck.yaml"
+    path.write_text(yaml.safe_dump(document))
+    out = io.StringIO()
+    call_command("import_deck", str(path), "--dry-run", stdout=out)
+    text = out.getvalue()
+    assert "0 new, 2 changed, 2 unchanged cards, 1 retired (1 learner progress record kept)" in text
+    assert "retired ray-task: 1 learner(s) had progress (kept)" in text
+    assert "warning: card 'ray-actor': no source" in text
