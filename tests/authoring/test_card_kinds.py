@@ -43,8 +43,8 @@ def _new_card(client, **fields):
 
 
 def _notes_of(package: bytes, tmp_path) -> tuple[list, dict]:
-    """The notes (fields split, tags, note type id) and note types of an .apkg, read as Anki
-    would: a zip holding an SQLite collection."""
+    """The notes (fields split, tags, note type id), note types and card count of an .apkg,
+    read as Anki would: a zip holding an SQLite collection."""
     with zipfile.ZipFile(io.BytesIO(package)) as archive:
         (tmp_path / "c.anki2").write_bytes(archive.read("collection.anki2"))
     db = sqlite3.connect(tmp_path / "c.anki2")
@@ -53,8 +53,9 @@ def _notes_of(package: bytes, tmp_path) -> tuple[list, dict]:
         for flds, tags, mid in db.execute("select flds, tags, mid from notes order by id")
     ]
     models = json.loads(db.execute("select models from col").fetchone()[0])
+    cards = db.execute("select count(*) from cards").fetchone()[0]
     db.close()
-    return notes, models
+    return notes, models, cards
 
 
 def test_the_editor_creates_one_card_per_deletion_and_shows_the_source(dave_client, small_deck):
@@ -133,8 +134,9 @@ def test_apkg_writes_anki_cloze_and_reversed_note_types_and_comes_back(dave, sma
                          kind="cloze", front=CLOZE, card_source=SOURCE)  # fmt: skip
     services.card_create(deck=small_deck, author=dave, section="ray-core", slug="gcs",
                          kind="reverse", front="GCS", back="Head-node metadata store")  # fmt: skip
-    notes, models = _notes_of(export_deck(small_deck, "apkg"), tmp_path)
-    assert len(notes) == 7  # five basic notes, one cloze note, one reversed note (9 cards)
+    notes, models, cards = _notes_of(export_deck(small_deck, "apkg"), tmp_path)
+    assert len(notes) == 7  # five basic notes, one cloze note, one reversed note
+    assert cards == 9  # Anki schedules the same cards: 5 + 2 deletions + 2 directions
     by_slug = {fields[3]: (fields, tags, str(mid)) for fields, tags, mid in notes}
     cloze_fields, _, cloze_mid = by_slug["actor-vs-task"]
     assert models[cloze_mid]["type"] == 1  # Anki's cloze note type
