@@ -330,13 +330,13 @@ def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
                     )
                 front, back = clean(fields[0]), clean(fields[1])
                 slug, why = slug_from_text(front), None
-                # A note from our own .apkg (fields Front, Back, Why, Slug) keeps its card slug,
-                # so taking a deck through Anki and back updates cards instead of adding copies.
-                # Only a note of that note type: another type's 4th field ("noun") is no slug.
+                # A note from our own .apkg (fields Front or Text, Back, Why, Slug, and Source
+                # since cards have sources; 4 in older exports) keeps its card slug, so taking a
+                # deck through Anki and back updates cards instead of adding copies. Only a note
+                # of those note types: another type's 4th field ("noun") is no slug.
                 notetype = record[notetype_column] if notetype_column is not None and (
                     notetype_column < len(record)
                 ) else ANKI_NOTETYPE  # fmt: skip
-                # Our note types have Front (or Text), Back, Why, Slug and, since sources, Source.
                 ours = len(fields) in (4, 5) and notetype.startswith(ANKI_NOTETYPE)
                 kind, card_source = _anki_kind(notetype if notetype_column is not None else "",
                                                front), None  # fmt: skip

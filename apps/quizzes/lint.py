@@ -2,8 +2,8 @@
 the card rules of the deck format, measured over a deck document and its quiz documents (the
 dicts of fixtures/decks/*.yaml and fixtures/quizzes/*.yaml, or of an author's import).
 
-Pure: no Django. `content_lint(deck, quiz_files)` returns the figures (`Figures`) and the
-findings (`Finding`, each naming the card, question or quiz and what breaks which rule). The
+Pure: no Django. `content_lint(deck, quiz_files, demo_files)` returns the figures (`Figures`)
+and the findings (`Finding`, each naming the card, question or quiz and what breaks which rule). The
 suite runs it over the shipped files and fails on any finding; the author's import preview
 shows the findings for an imported deck as warnings; `manage.py content_report` prints them.
 
@@ -252,9 +252,13 @@ def _absolute_check(
         )  # fmt: skip
 
 
-def content_lint(deck: dict, quiz_files: list[dict]) -> LintReport:
+def content_lint(deck: dict, quiz_files: list[dict], demo_files: list[dict] = ()) -> LintReport:
     figures, findings = Figures(), []
     names = _lint_cards(deck, figures, findings)
+    for demo_file in demo_files:
+        for demo, slugs in (demo_file.get("links") or {}).items():
+            for slug in [s for s in slugs or [] if s not in names][:1]:
+                findings.append(Finding("links", f"demo {demo!r}", f"links unknown card {slug!r}"))
     section_quizzes: dict[str, set[str]] = {
         s.get("slug"): set() for s in deck.get("sections") or []
     }

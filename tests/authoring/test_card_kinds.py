@@ -10,6 +10,7 @@ import zipfile
 import pytest
 import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from apps.authoring import formats, services
@@ -42,8 +43,8 @@ def _new_card(client, **fields):
 
 
 def _notes_of(package: bytes, tmp_path) -> tuple[list, dict]:
-    """The notes (fields split, tags, note type id) and note types of an .apkg, read as Anki
-    would: a zip holding an SQLite collection."""
+    """The notes (fields split, tags, note type id), note types and card count of an .apkg,
+    read as Anki would: a zip holding an SQLite collection."""
     with zipfile.ZipFile(io.BytesIO(package)) as archive:
         (tmp_path / "c.anki2").write_bytes(archive.read("collection.anki2"))
     db = sqlite3.connect(tmp_path / "c.anki2")
@@ -52,8 +53,9 @@ def _notes_of(package: bytes, tmp_path) -> tuple[list, dict]:
         for flds, tags, mid in db.execute("select flds, tags, mid from notes order by id")
     ]
     models = json.loads(db.execute("select models from col").fetchone()[0])
+    cards = db.execute("select count(*) from cards").fetchone()[0]
     db.close()
-    return notes, models
+    return notes, models, cards
 
 
 def test_the_editor_creates_one_card_per_deletion_and_shows_the_source(dave_client, small_deck):
@@ -132,8 +134,9 @@ def test_apkg_writes_anki_cloze_and_reversed_note_types_and_comes_back(dave, sma
                          kind="cloze", front=CLOZE, card_source=SOURCE)  # fmt: skip
     services.card_create(deck=small_deck, author=dave, section="ray-core", slug="gcs",
                          kind="reverse", front="GCS", back="Head-node metadata store")  # fmt: skip
-    notes, models = _notes_of(export_deck(small_deck, "apkg"), tmp_path)
-    assert len(notes) == 7  # five basic notes, one cloze note, one reversed note (9 cards)
+    notes, models, cards = _notes_of(export_deck(small_deck, "apkg"), tmp_path)
+    assert len(notes) == 7  # five basic notes, one cloze note, one reversed note
+    assert cards == 9  # Anki schedules the same cards: 5 + 2 deletions + 2 directions
     by_slug = {fields[3]: (fields, tags, str(mid)) for fields, tags, mid in notes}
     cloze_fields, _, cloze_mid = by_slug["actor-vs-task"]
     assert models[cloze_mid]["type"] == 1  # Anki's cloze note type
@@ -196,7 +199,20 @@ def test_import_preview_lists_new_reworded_and_removed_cards_with_learners_and_w
     upload = SimpleUploadedFile("deck.yaml", yaml.safe_dump(document).encode())
     html = dave_client.post(reverse("authoring:import"), {"file": upload}).content.decode()
     assert "New (learners start them fresh): ray-task-call" in html
-    assert "Reworded (learners keep their schedules): ray-actor" in html
+    assert "Changed: reworded or moved (learners keep their schedules): ray-actor" in html
     assert "<code>ray-task</code>: 1 learner had progress" in html
     assert "card &#x27;ray-task-call&#x27;: no source" in html  # the lint, as a warning
     assert small_deck.cards.filter(slug="ray-task").exists()  # a preview writes nothing
+
+
+def test_import_command_prints_retired_cards_and_warnings(small_deck, alice_studied, tmp_path):
+    document = yaml.safe_load(export_deck(small_deck, "yaml"))
+    document["sections"][0]["cards"].pop(0)  # ray-task, which alice studied
+    path = tmp_path / "deck.yaml"
+    path.write_text(yaml.safe_dump(document))
+    out = io.StringIO()
+    call_command("import_deck", str(path), "--dry-run", stdout=out)
+    text = out.getvalue()
+    assert "0 new, 2 changed, 2 unchanged cards, 1 retired (1 learner progress record kept)" in text
+    assert "retired ray-task: 1 learner(s) had progress (kept)" in text
+    assert "warning: card 'ray-actor': no source" in text

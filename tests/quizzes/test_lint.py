@@ -159,6 +159,11 @@ def test_questions_must_link_existing_cards_and_sections_need_both_quizzes():
     assert ("links", "quiz 'kc' question 'a'") in found
     assert ("links", "quiz 'kc' question 'b'") in found
     assert ("section-quizzes", "section 'two'") in found
+    links = {"deck": "d", "links": {"object-store": ["core", "ray-put-get"]}}
+    report = content_lint(deck(cloze), quizzes(*linked), [links])
+    assert [str(f) for f in report.findings if f.rule == "links"] == [
+        "demo 'object-store': links unknown card 'ray-put-get'"
+    ]
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=12))
@@ -173,7 +178,8 @@ def test_marking_everything_true_scores_the_true_share_of_a_true_false_quiz(answ
 def _shipped():
     deck_doc = yaml.safe_load((FIXTURES / "decks" / "distributed-rl-on-ray.yaml").read_text())
     quiz_doc = yaml.safe_load((FIXTURES / "quizzes" / "distributed-rl-on-ray.yaml").read_text())
-    return content_lint(deck_doc, [quiz_doc])
+    links = yaml.safe_load((FIXTURES / "demos" / "links.yaml").read_text())
+    return content_lint(deck_doc, [quiz_doc], [links])
 
 
 def test_the_shipped_deck_and_quizzes_pass_the_content_lint():

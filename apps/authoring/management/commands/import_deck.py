@@ -44,3 +44,7 @@ class Command(BaseCommand):
             raise CommandError(f"Nothing was imported. {exc}") from None
         prefix = "Dry run, nothing written: " if dry_run else "Imported "
         self.stdout.write(f"{prefix}{result}")
+        for slug, learners in result.retired.items():
+            self.stdout.write(f"  retired {slug}: {learners} learner(s) had progress (kept)")
+        for warning in result.warnings:
+            self.stdout.write(self.style.WARNING(f"  warning: {warning}"))

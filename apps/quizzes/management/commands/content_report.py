@@ -7,6 +7,14 @@ from apps.decks.content import ContentError, read_yaml
 from apps.quizzes.lint import content_lint
 
 
+def _documents(folder: Path, deck_slug: str) -> list[dict]:
+    """The quiz or demo link files of a deck."""
+    documents = [
+        read_yaml(f.read_text(encoding="utf-8"), str(f)) for f in sorted(folder.glob("*.y*ml"))
+    ]
+    return [d for d in documents if isinstance(d, dict) and d.get("deck") == deck_slug]
+
+
 class Command(BaseCommand):
     help = (
         "Print the content figures of the shipped decks and quizzes (cards, cloze items,"
@@ -28,14 +36,11 @@ class Command(BaseCommand):
         for path in decks:
             try:
                 deck = read_yaml(path.read_text(encoding="utf-8"), str(path))
-                quizzes = [
-                    read_yaml(q.read_text(encoding="utf-8"), str(q))
-                    for q in sorted((fixtures / "quizzes").glob("*.y*ml"))
-                ]
+                quizzes = _documents(fixtures / "quizzes", deck["slug"])
+                demos = _documents(fixtures / "demos", deck["slug"])
             except (OSError, ContentError) as exc:
                 raise CommandError(str(exc)) from None
-            quizzes = [q for q in quizzes if isinstance(q, dict) and q.get("deck") == deck["slug"]]
-            report = content_lint(deck, quizzes)
+            report = content_lint(deck, quizzes, demos)
             self.stdout.write(self.style.MIGRATE_HEADING(f"{path.relative_to(fixtures)}"))
             for line in report.figures.lines():
                 self.stdout.write(f"  {line}")
