@@ -17,10 +17,23 @@ class ProfileForm(forms.ModelForm):
         help_text='"Today" in your review queue starts at midnight here.',
     )
 
+    # Optional in a post: a form that leaves it out keeps the learner's threshold.
+    leech_threshold = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=99,
+        help_text="A card failed this many times is a leech and you are asked to suspend it"
+        " (Anki's default, 8; 0 turns this off).",
+    )
+
     class Meta:
         model = Profile
-        fields = ("time_zone", "new_cards_per_day", "reviews_per_day")
+        fields = ("time_zone", "new_cards_per_day", "reviews_per_day", "leech_threshold")
         help_texts = {
             "new_cards_per_day": "New cards introduced per day (0 to 500).",
             "reviews_per_day": "Most reviews shown per day (1 to 5000).",
         }
+
+    def clean_leech_threshold(self):
+        value = self.cleaned_data.get("leech_threshold")
+        return self.instance.leech_threshold if value is None else value

@@ -27,6 +27,12 @@ class Profile(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(5000)],
     )
 
+    leech_threshold = models.PositiveSmallIntegerField(
+        default=8,
+        validators=[MaxValueValidator(99)],
+        help_text="Lapses that make a card a leech (Anki's default, 8); 0 turns leeches off.",
+    )
+
     def __str__(self) -> str:
         return f"Profile of {self.user}"
 

@@ -11,4 +11,6 @@ urlpatterns = [
     path("cram/<slug:deck_slug>/", views.cram, name="cram"),
     path("stats/", views.stats, name="stats"),
     path("cards/<int:card_id>/suspend/", views.suspend, name="suspend"),
+    path("browse/", views.browse_page, name="browse"),
+    path("browse/<int:card_id>/", views.browse_card, name="browse-card"),
 ]
