@@ -55,6 +55,8 @@ class DeckDoc:
     description: str
     objectives: list[str]
     sections: list[SectionDoc]
+    # What an import left out or changed on the way, for its preview (e.g. .apkg media).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -5,6 +5,8 @@ highlighted by Pygments, and the result is sanitised by nh3 (Ammonia) with an al
 script, event handler or javascript: link can survive whatever an author or an import wrote.
 """
 
+import html as html_entities
+import re
 from functools import lru_cache
 
 import nh3
@@ -58,3 +60,13 @@ def render_markdown(text: str) -> str:
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
+
+
+def html_to_text(value: str) -> str:
+    """Plain text (with its line breaks) of HTML from elsewhere, e.g. an Anki field: every tag,
+    script and comment dropped by nh3, entities decoded. Stored as a card's Markdown source,
+    it is rendered and sanitised by render_markdown like any other text."""
+    value = re.sub(r"(?i)<br\s*/?>|</(div|p|li)>", "\n", value)
+    value = nh3.clean(value, tags=set(), strip_comments=True)
+    value = html_entities.unescape(value).replace("\xa0", " ")
+    return "\n".join(line.rstrip() for line in value.splitlines()).strip()
