@@ -162,10 +162,16 @@ def apkg_read(data: bytes) -> ApkgPackage:
         except sqlite3.Error as exc:
             raise ApkgError(f"{name} cannot be opened as SQLite ({exc})") from None
         try:
+            # Nothing the file's schema declares (views, triggers, functions) runs on a read.
+            db.text_factory = lambda raw: raw.decode("utf-8", "replace")  # damaged text too
+            db.execute("PRAGMA trusted_schema = OFF")
+            db.execute("PRAGMA query_only = ON")
             _schema_check(db, name)
             package = _package(db, name)
         except sqlite3.DatabaseError as exc:
             raise ApkgError(f"{name} is not a readable SQLite database ({exc})") from None
+        except UnicodeDecodeError:  # SQLite's own message about a damaged schema was not UTF-8
+            raise ApkgError(f"{name} is not a readable SQLite database (damaged schema)") from None
         finally:
             db.close()
     package.media_files = media

@@ -314,7 +314,7 @@ def browse_page(request):
         page = browse.cards_search(request.user, **form.query())
     else:
         error = form.error_text()
-    decks = list(deck_list(request.user).order_by("title"))
+    decks = list(visible_decks(request.user).order_by("title").only("slug", "title"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

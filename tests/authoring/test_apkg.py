@@ -3,6 +3,7 @@ package with Basic, Basic-and-reversed and Cloze notes, sub-decks, tags, HTML an
 as basic cards in sections; hostile files are refused with a sentence and change nothing."""
 
 import io
+import re
 import sqlite3
 import zipfile
 
@@ -10,9 +11,11 @@ import genanki
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apps.authoring import services
-from apps.authoring.apkg import ApkgError, apkg_read, cloze_basic
+from apps.authoring.apkg import CLOZE_BLANK, ApkgError, apkg_read, cloze_basic
 from apps.authoring.formats import export_deck, import_document
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.models import Card, Deck
@@ -242,3 +245,40 @@ def test_the_api_imports_a_package_and_lists_its_notes(api_client, staff, tmp_pa
     body = response.json()
     assert response.status_code == 201 and body["created"] == 6 and body["deck"] == "stock"
     assert body["notes"][0].startswith("media skipped")
+
+
+@given(st.binary(max_size=4000))
+def test_any_bytes_are_read_or_refused_with_a_sentence(data):
+    for candidate in (data, _zip({"collection.anki2": b"SQLite format 3\x00" + data})):
+        try:
+            apkg_read(candidate)
+        except ApkgError as exc:
+            assert str(exc)
+
+
+@pytest.fixture(scope="module")
+def stock_collection(tmp_path_factory) -> bytes:
+    data = genanki_package(tmp_path_factory.mktemp("stock"), media=False)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.read("collection.anki2")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**20), st.integers(0, 255)), min_size=1, max_size=8))
+def test_a_damaged_real_collection_is_read_or_refused(stock_collection, damage):
+    collection = bytearray(stock_collection)
+    for at, value in damage:
+        collection[at % len(collection)] = value
+    try:
+        package = apkg_read(_zip({"collection.anki2": bytes(collection)}))
+    except ApkgError as exc:
+        assert str(exc)
+    else:
+        assert all(isinstance(card.front, str) for card in package.cards)
+
+
+@given(st.text(alphabet="abc {}:c12", max_size=60), st.integers(1, 3))
+def test_cloze_basic_leaves_no_deletion_on_the_back(text, number):
+    front, back = cloze_basic(text, number)
+    assert not re.search(r"\{\{c\d+::.*?\}\}", back)
+    assert front.count(CLOZE_BLANK) <= text.count("{{")
