@@ -345,9 +345,15 @@ def browse_card(request, card_id: int):
         "history": detail.history,
         "due": due,
         "grade_names": GRADE_NAMES,
-        "back": request.GET.get("back", ""),
+        "back": _browse_back(request.GET.get("back", "")),
     }
     return render(request, "study/browse_card.html", context)
+
+
+def _browse_back(back: str) -> str:
+    """The browser page (with its search) a card was opened from; only ever a browser URL."""
+    home = reverse("study:browse")
+    return back if back.startswith(home + "?") or back == home else home
 
 
 def _posted_card(request, card_id=None) -> Card:

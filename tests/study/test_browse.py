@@ -107,6 +107,10 @@ def test_a_card_opens_with_schedule_history_and_suspend(alice_client, alice, ali
     html = alice_client.get(url).content.decode()
     assert "Suspended" in html and 'id="unsuspend"' in html
     assert alice_client.get("/study/browse/999999/").status_code == 404
+    back = alice_client.get(f"{url}?back=/study/browse/%3Fq%3Dactor").content.decode()
+    assert 'href="/study/browse/?q=actor" id="back-to-browse"' in back
+    elsewhere = alice_client.get(f"{url}?back=https://evil.example/").content.decode()
+    assert 'href="/study/browse/" id="back-to-browse"' in elsewhere
 
 
 def test_pages_of_fifty(alice, small_deck):
