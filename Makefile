@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	ray-cluster ray-cluster-stop ray-cluster-status
+	ray-cluster ray-cluster-stop ray-cluster-status bench-anki
 
 # The rllib extra too (ray[rllib], torch==2.13.0 pinned: pip takes its CPU wheel here), so the
 # RLlib PPO demo runs from the first `make run`.
@@ -61,6 +61,9 @@ bench-teams: install
 
 bench-load: install
 	$(PY) bench/load_mix.py
+
+bench-anki: install
+	$(PY) bench/anki_bench.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .

@@ -23,6 +23,14 @@ class ProfileForm(forms.ModelForm):
         max_value=99,
         help_text="Share of cards to recall on the day, in percent (50 to 99; default 90).",
     )
+    # Optional in a post: a form that leaves it out keeps the learner's threshold.
+    leech_threshold = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=99,
+        help_text="A card failed this many times is a leech and you are asked to suspend it"
+        " (Anki's default, 8; 0 turns this off).",
+    )
 
     class Meta:
         model = Profile
@@ -33,6 +41,7 @@ class ProfileForm(forms.ModelForm):
             "interview_date",
             "daily_budget_minutes",
             "target_recall",
+            "leech_threshold",
         )
         widgets = {"interview_date": forms.DateInput(attrs={"type": "date"})}
         help_texts = {
@@ -43,3 +52,7 @@ class ProfileForm(forms.ModelForm):
     def clean_target_recall(self) -> int:
         value = self.cleaned_data.get("target_recall")
         return value if value is not None else self.instance.target_recall
+
+    def clean_leech_threshold(self):
+        value = self.cleaned_data.get("leech_threshold")
+        return self.instance.leech_threshold if value is None else value

@@ -54,6 +54,11 @@ class Profile(models.Model):
         validators=[MinValueValidator(50), MaxValueValidator(99)],
         help_text="Share of cards to recall on the day, in percent (50 to 99).",
     )
+    leech_threshold = models.PositiveSmallIntegerField(
+        default=8,
+        validators=[MaxValueValidator(99)],
+        help_text="Lapses that make a card a leech (Anki's default, 8); 0 turns leeches off.",
+    )
 
     def __str__(self) -> str:
         return f"Profile of {self.user}"

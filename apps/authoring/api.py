@@ -469,7 +469,8 @@ class DeckImport(AuthorView, APIView):
         responses={200: ImportResultSerializer, 201: ImportResultSerializer},
     )
     def post(self, request):
-        """Import a deck file (yaml/json, csv or anki text; at most 2 MiB) in one transaction.
+        """Import a deck file (yaml/json, csv, anki text or an .apkg package; at most 2 MiB) in
+        one transaction.
         With ?dry_run=1 nothing is written and the counts preview the import."""
         body = ImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -495,7 +496,8 @@ class DeckImport(AuthorView, APIView):
             {"deck": result.deck, "dry_run": dry_run, "created": result.created,
              "changed": result.changed, "unchanged": result.unchanged,
              "changed_slugs": result.changed_slugs, "created_slugs": result.created_slugs,
-             "retired": result.retired, "warnings": result.warnings}
+             "retired": result.retired, "warnings": result.warnings,
+             "notes": doc.notes}
         )  # fmt: skip
         return Response(out.data, status=status.HTTP_200_OK if dry_run else 201)
 

@@ -1,6 +1,7 @@
 """Deck import and export formats, turned into (and out of) the deck file format's DeckDoc.
 
-Import: our own deck format (YAML, or JSON, which is YAML too), CSV, and Anki's text export.
+Import: our own deck format (YAML, or JSON, which is YAML too), CSV, Anki's text export and
+Anki's package (.apkg, read by apps.authoring.apkg).
 Export: our own format (YAML or JSON; loading it back gives identical content), CSV, and an Anki
 package (.apkg). Every import file is at most MAX_FILE_BYTES (2 MiB). Errors are ContentErrors
 naming the file, the line or entry, and the problem; nothing is written before a whole file
@@ -27,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import genanki
-import nh3
 import yaml
 from django.core.files.uploadhandler import FileUploadHandler
 from django.utils.text import slugify
 
+from apps.authoring.apkg import ApkgCard, ApkgError, apkg_read, card_key, deck_path, note_key
 from apps.decks.content import (
     MAX_FILE_BYTES,
     SLUG_RE,
@@ -45,10 +46,10 @@ from apps.decks.content import (
     parse_deck,
     read_yaml,
 )
-from apps.decks.markdown import CLOZE_RE, ClozeError, card_faces, render_markdown
+from apps.decks.markdown import CLOZE_RE, ClozeError, card_faces, html_to_text, render_markdown
 from apps.decks.models import Deck
 
-IMPORT_FORMATS = ("yaml", "json", "csv", "anki")
+IMPORT_FORMATS = ("yaml", "json", "csv", "anki", "apkg")
 EXPORT_FORMATS = ("yaml", "json", "csv", "apkg")
 CSV_REQUIRED = ("front", "back", "section", "tags")
 CSV_OPTIONAL = ("slug", "section_title", "why", "kind", "source")
@@ -60,7 +61,7 @@ SECTION_TAG = "section::"  # the Anki tag an .apkg export gives each note for it
 ANKI_NOTETYPE = "RayDeck"  # the .apkg note type is named "RayDeck (deck slug)"
 EXTENSIONS = {
     ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv", ".txt": "anki",
-    ".tsv": "anki",
+    ".tsv": "anki", ".apkg": "apkg",
 }  # fmt: skip
 CONTENT_TYPES = {
     "yaml": "application/yaml; charset=utf-8",
@@ -270,10 +271,7 @@ SEPARATORS = {"tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space":
 
 def anki_html_to_text(value: str) -> str:
     """Anki fields are HTML: keep the text and line breaks, drop every tag (and scripts)."""
-    value = re.sub(r"(?i)<br\s*/?>|</(div|p|li)>", "\n", value)
-    value = nh3.clean(value, tags=set(), strip_comments=True)
-    value = html.unescape(value).replace("\xa0", " ")
-    return "\n".join(line.rstrip() for line in value.splitlines()).strip()
+    return html_to_text(value)
 
 
 def anki_rows(text: str, source: str, *, section: str = "") -> list[CardRow]:
@@ -384,6 +382,101 @@ def _anki_kind(notetype: str, front: str) -> str | None:
     if notetype:
         return "basic"
     return "cloze" if CLOZE_RE.search(front) else None
+
+
+APKG_KINDS = {"basic": "basic", "reversed": "reverse", "cloze": "cloze"}
+
+
+def apkg_note_text(card: ApkgCard) -> tuple[str, str]:
+    """The front and back (HTML) a note of an .apkg becomes, given its first card. A cloze
+    note keeps its deletions as RayDeck's cloze markup (the note's first field, usually Text)
+    with its extra field as the back; other notes take the first card's faces."""
+    if card.kind == "cloze":
+        values = list(card.fields.values())
+        text = card.fields.get("Text", values[0] if values else "")
+        extra = card.fields.get("Back Extra", card.fields.get("Extra", ""))
+        if not extra and len(values) > 1 and "Text" not in card.fields:
+            extra = values[1]
+        return text, extra
+    return card.front, card.back
+
+
+def apkg_rows(data: bytes, source: str, *, section: str = "") -> tuple[list[CardRow], str, list]:
+    """Rows of an Anki package, the name of its (first) top-level deck, and notes for the
+    preview (media left out, cards skipped). Notes of our own export keep their card slug,
+    why and section (the section:: tag); others get a slug from the note's guid
+    (apkg.card_key), their sub-deck ("Ray::Actors") as section, else `section` or
+    "imported-from-anki"."""
+    try:
+        package = apkg_read(data)
+    except ApkgError as exc:
+        raise ContentError(source, "", str(exc)) from None
+    rows: list[CardRow] = []
+    notes: list[str] = []
+    empty_backs = 0
+    top_decks: list[str] = []
+    # One row per note: RayDeck makes a cloze note's and a reversed note's cards itself.
+    firsts: dict[str, ApkgCard] = {}
+    for card in package.cards:
+        firsts.setdefault(card.guid, card)
+    for number, card in enumerate(firsts.values(), start=1):
+        kind = APKG_KINDS.get(card.kind, "basic")
+        levels = deck_path(card.deck)
+        if levels and levels[0] not in top_decks:
+            top_decks.append(levels[0])
+        tags = [t for t in card.tags if not t.startswith(SECTION_TAG)]
+        own_section = next(
+            (t[len(SECTION_TAG) :] for t in card.tags if t.startswith(SECTION_TAG)), ""
+        )
+        ours = card.notetype.startswith(ANKI_NOTETYPE) and SLUG_RE.match(
+            card.fields.get("Slug", "").strip()
+        )
+        card_source = None
+        if ours:
+            slug = card.fields["Slug"].strip()
+            if kind == "cloze":
+                front, back = card.fields.get("Text", ""), card.fields.get("Back Extra", "")
+            else:
+                front, back = card.fields.get("Front", ""), card.fields.get("Back", "")
+            why = html_to_text(card.fields.get("Why", ""))
+            card_source = html_to_text(card.fields.get("Source", "")) or None
+        else:
+            slug, why = card_key(card) if kind == "basic" else note_key(card), None
+            front, back = apkg_note_text(card)
+        front, back = html_to_text(front), html_to_text(back)
+        if not back and kind != "cloze":  # a cloze's answer is its deletion; the extra may be empty
+            empty_backs += 1
+            continue
+        if own_section:
+            row_section, title, given = own_section, "", True
+        elif len(levels) > 1:
+            row_section = title = " / ".join(levels[1:])
+            given = True
+        else:
+            row_section = section or ANKI_SECTION
+            title, given = ("" if section else "Imported from Anki"), bool(section)
+        rows.append(
+            CardRow(
+                line=number, slug=slug, front=front, back=back, why=why, section=row_section,
+                section_title=title, section_given=given, from_anki=True, tags=tags,
+                kind=kind, source=card_source,
+            )
+        )  # fmt: skip
+    if package.media_files or package.media_refs:
+        notes.append(
+            f"media skipped: {package.media_files} file{'s' if package.media_files != 1 else ''}"
+            f" in the package, {package.media_refs} note{'s' if package.media_refs != 1 else ''}"
+            " pointing at images or sounds (RayDeck imports text only)"
+        )
+    if empty_backs:
+        notes.append(
+            f"{empty_backs} card{'s' if empty_backs != 1 else ''} with an empty back left out"
+        )
+    notes += package.skipped[:20]
+    if len(package.skipped) > 20:
+        notes.append(f"... and {len(package.skipped) - 20} more notes skipped")
+    _rows_check(rows, source)
+    return rows, (top_decks[0] if top_decks else ""), notes
 
 
 def _deck_doc_of(deck: Deck) -> DeckDoc:
@@ -501,8 +594,26 @@ def import_document(
             source,
             "",
             f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}"
-            " (or a file ending in .yaml, .json, .csv or .txt)",
+            " (or a file ending in .yaml, .json, .csv, .txt or .apkg)",
         )
+    if fmt == "apkg":
+        if len(data) > MAX_FILE_BYTES:
+            raise ContentError(
+                source, "", f"the file is larger than {limit_text()}, the import limit"
+                " (export fewer notes from Anki, or the deck in parts)",
+            )  # fmt: skip
+        rows, anki_deck, notes = apkg_rows(data, source, section=section)
+        if not rows:
+            raise ContentError(source, "", "the package has no cards to import")
+        deck_slug = deck_slug or slugify(anki_deck)[:80].strip("-")
+        if not deck_slug:
+            raise ContentError(source, "", "name the deck to import into (deck slug)")
+        doc = rows_merge(
+            rows, deck_slug=deck_slug, deck_title=deck_title or anki_deck[:TITLE_MAX],
+            source=source,
+        )  # fmt: skip
+        doc.notes = notes
+        return doc
     text = text_decode(data, source)
     if fmt in ("yaml", "json"):
         if fmt == "json":

@@ -199,10 +199,12 @@ class AuthorQuestionSerializer(serializers.Serializer):
 class ImportSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="at most 2 MiB")
     format = serializers.ChoiceField(
-        choices=["yaml", "json", "csv", "anki"], required=False,
-        help_text="default: from the file name (.yaml .yml .json .csv .txt)",
+        choices=["yaml", "json", "csv", "anki", "apkg"], required=False,
+        help_text="default: from the file name (.yaml .yml .json .csv .txt .apkg)",
     )  # fmt: skip
-    deck = serializers.CharField(required=False, help_text="deck slug, for csv and anki files")
+    deck = serializers.CharField(
+        required=False, help_text="deck slug, for csv and anki files (apkg: its deck's name)"
+    )
     title = serializers.CharField(required=False, help_text="title of a new deck (csv, anki)")
     section = serializers.CharField(required=False, help_text="section for anki cards")
     publish = serializers.BooleanField(required=False, default=False)
@@ -225,6 +227,10 @@ class ImportResultSerializer(serializers.Serializer):
     )
     warnings = serializers.ListField(
         child=serializers.CharField(), help_text="the content lint's findings about the file"
+    )
+    notes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the import left out, e.g. an .apkg's media; empty for most files.",
     )
 
 

@@ -2,6 +2,7 @@
 and export. Every view requires a log-in (anonymous -> log-in page) and authorship of the deck
 (otherwise 403); the checks live in selectors so the API applies the same ones."""
 
+import base64
 import secrets
 from functools import wraps
 
@@ -25,6 +26,7 @@ from apps.authoring.formats import (
     IMPORT_FORMATS,
     ImportUploadCut,
     export_deck,
+    format_guess,
     import_document,
     limit_text,
 )
@@ -572,6 +574,10 @@ def _import_options(source) -> dict:
     }
 
 
+def _is_apkg(options: dict, filename: str) -> bool:
+    return (options.get("fmt") or format_guess(filename)) == "apkg"
+
+
 @csrf_exempt
 def import_page(request):
     """Upload -> preview (counts, nothing written) -> commit (one transaction). The uploaded
@@ -608,7 +614,10 @@ def _import_page(request):
                     f"another file was previewed since this one ({pending['filename']});"
                     " upload the file you meant again",
                 )  # fmt: skip
-            data, filename, options = pending["text"].encode(), pending["filename"], pending
+            data = (
+                base64.b64decode(pending["b64"]) if "b64" in pending else pending["text"].encode()
+            )
+            filename, options = pending["filename"], pending
         else:
             upload = request.FILES.get("file")
             if upload is None:
@@ -633,9 +642,13 @@ def _import_page(request):
         url = reverse("authoring:deck", args=[doc.slug])
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     token = secrets.token_urlsafe(12)
+    # A package is bytes (kept as base64); the text formats were checked to be UTF-8 text.
+    kept = {"b64": base64.b64encode(data).decode()} if _is_apkg(options, filename) else {
+        "text": data.decode("utf-8-sig")
+    }  # fmt: skip
     request.session[IMPORT_SESSION_KEY] = {
-        "text": data.decode("utf-8-sig"), "filename": filename, "preview": token, **options,
+        **kept, "filename": filename, "preview": token, **options,
     }  # fmt: skip
     context.update({"result": result, "filename": filename, "deck_slug": doc.slug,
-                    "preview": token})  # fmt: skip
+                    "preview": token, "notes": doc.notes})  # fmt: skip
     return render(request, "authoring/import.html", context)

@@ -86,6 +86,8 @@ class DeckDoc:
     description: str
     objectives: list[str]
     sections: list[SectionDoc]
+    # What an import left out or changed on the way, for its preview (e.g. .apkg media).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -314,6 +316,7 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
     existing_sections = {s.slug: s for s in deck.sections.all()}
     existing_cards = {c.slug: c for c in Card.all_objects.filter(deck=deck)}
     kept: set[str] = set()
+    new_cards: list[Card] = []
     for order, section_doc in enumerate(doc.sections):
         section = existing_sections.get(section_doc.slug)
         wanted_section = (order, section_doc.title, section_doc.summary)
@@ -336,7 +339,9 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
                 kept.add(slug)
                 card = existing_cards.get(slug)
                 if card is None:
-                    Card.objects.create(deck=deck, slug=slug, **wanted)
+                    card = Card(deck=deck, slug=slug, **wanted)
+                    card.render()  # what save() does; bulk_create below calls no save()
+                    new_cards.append(card)
                     result.created += 1
                     result.created_slugs.append(slug)
                 elif any(getattr(card, k) != v for k, v in wanted.items()):
@@ -347,6 +352,8 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
                     result.changed_slugs.append(card.slug)
                 else:
                     result.unchanged += 1
+    # New cards in one INSERT per batch, in file order (ids follow it: the lesson's order).
+    Card.objects.bulk_create(new_cards, batch_size=500)
     gone = [c for slug, c in existing_cards.items() if slug not in kept and not c.retired_at]
     result.retired = cards_retire(gone)
     if dry_run:

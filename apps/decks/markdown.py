@@ -5,6 +5,7 @@ highlighted by Pygments, and the result is sanitised by nh3 (Ammonia) with an al
 script, event handler or javascript: link can survive whatever an author or an import wrote.
 """
 
+import html as html_entities
 import re
 from functools import lru_cache
 from html import escape as html_escape
@@ -173,3 +174,13 @@ def cloze_preview(front: str, back: str = "") -> str:
             f'<div class="cloze-answer">{answer}</div></div>'
         )
     return "\n".join(parts)
+
+
+def html_to_text(value: str) -> str:
+    """Plain text (with its line breaks) of HTML from elsewhere, e.g. an Anki field: every tag,
+    script and comment dropped by nh3, entities decoded. Stored as a card's Markdown source,
+    it is rendered and sanitised by render_markdown like any other text."""
+    value = re.sub(r"(?i)<br\s*/?>|</(div|p|li)>", "\n", value)
+    value = nh3.clean(value, tags=set(), strip_comments=True)
+    value = html_entities.unescape(value).replace("\xa0", " ")
+    return "\n".join(line.rstrip() for line in value.splitlines()).strip()

@@ -12,8 +12,12 @@ from rest_framework.views import APIView
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
-from apps.study import scheduler, selectors, services
+from apps.study import browse, scheduler, selectors, services
+from apps.study.forms import BrowseForm
 from apps.study.serializers import (
+    BrowseCardSerializer,
+    BrowsePageSerializer,
+    CardStatePatchSerializer,
     CardStateSerializer,
     QueueSerializer,
     ReviewCreateSerializer,
@@ -134,7 +138,29 @@ class CardStateView(APIView):
         card = visible_card(request.user, card_id)
         if card is None:
             raise exceptions.NotFound(f"no card with id {card_id}")
-        row = selectors.card_state(request.user, card)
+        return Response(self.body(request.user, card, selectors.card_state(request.user, card)))
+
+    @extend_schema(
+        request=CardStatePatchSerializer,
+        responses={200: CardStateSerializer, 404: OpenApiResponse(description="No such card.")},
+        summary="Suspend or unsuspend one of your cards (its schedule is kept)",
+    )
+    def patch(self, request: Request, card_id: int) -> Response:
+        card = visible_card(request.user, card_id)
+        if card is None:
+            raise exceptions.NotFound(f"no card with id {card_id}")
+        incoming = CardStatePatchSerializer(data=request.data, partial=True)
+        incoming.is_valid(raise_exception=True)
+        if "suspended" not in incoming.validated_data:  # PATCH: nothing named, nothing changed
+            row = selectors.card_state(request.user, card)
+        else:
+            row = services.card_suspend(
+                user=request.user, card=card, suspended=incoming.validated_data["suspended"]
+            )
+        return Response(self.body(request.user, card, row))
+
+    @staticmethod
+    def body(user, card, row) -> dict:
         now = timezone.now()
         schedule = row.schedule if row is not None else scheduler.new_state(now)
         body = {
@@ -142,10 +168,77 @@ class CardStateView(APIView):
             "card": card.pk,
             "new": row is None,
             "suspended": bool(row and row.suspended),
+            "leech": bool(row and row.leech),
             "is_due": not (row and row.suspended)
-            and scheduler.is_due(schedule, now, profile_for(request.user).zone),
+            and scheduler.is_due(schedule, now, profile_for(user).zone),
         }
-        return Response(CardStateSerializer(body).data)
+        return CardStateSerializer(body).data
+
+
+STATE_HELP = (
+    "new: never reviewed; learning: reviewed, then failed or waiting for a re-drill; due: due by"
+    " the end of your today; suspended; leech: lapsed as often as your leech threshold."
+)
+
+
+SLUG = {"type": "string", "maxLength": 80, "pattern": "^[-a-zA-Z0-9_]+$"}
+NO_NUL = "^[^\\u0000]*$"
+
+
+class CardSearch(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "q",
+                {"type": "string", "maxLength": 200, "pattern": NO_NUL},
+                description="Words to find in fronts and backs (PostgreSQL: full-text, stemmed,"
+                ' with "a phrase", -word and or; SQLite: every word as a substring).',
+            ),
+            OpenApiParameter("deck", SLUG, description="Deck slug."),
+            OpenApiParameter("section", SLUG, description="Section slug."),
+            OpenApiParameter(
+                "tag",
+                {"type": "string", "maxLength": 100, "pattern": NO_NUL},
+                description="Cards with this tag.",
+            ),
+            OpenApiParameter("state", str, enum=browse.STATES, description=STATE_HELP),
+            OpenApiParameter(
+                "sort",
+                str,
+                enum=browse.SORTS,
+                description="Your due date, easiness or lapses; - for descending. Deck order"
+                " if absent; cards you never studied come last.",
+            ),
+            OpenApiParameter(
+                "page",
+                {"type": "integer", "minimum": 1, "maximum": 10**6},
+                description=f"{browse.PAGE_SIZE} cards a page; past the last page, the last page.",
+            ),
+        ],
+        responses={
+            200: BrowsePageSerializer,
+            400: OpenApiResponse(description="A parameter is out of range; the error names it."),
+        },
+        summary="Search and filter the cards you can study, with your schedule of each",
+    )
+    def get(self, request: Request) -> Response:
+        for name in ("deck", "section", "state", "sort", "page"):
+            if request.query_params.get(name) == "":  # the page's form sends these empty
+                raise exceptions.ValidationError({name: f"{name} is empty; leave it out"})
+        form = BrowseForm(request.query_params)
+        if not form.is_valid():
+            raise exceptions.ValidationError(
+                {name: list(errors) for name, errors in form.errors.items()}
+            )
+        page = browse.cards_search(request.user, **form.query())
+        return Response(
+            {
+                "count": page.paginator.count,
+                "page": page.number,
+                "pages": page.paginator.num_pages,
+                "results": BrowseCardSerializer(page.object_list, many=True).data,
+            }
+        )
 
 
 STATE_FIELDS = [
@@ -163,5 +256,6 @@ urlpatterns = [
     path("study/queue/", QueueView.as_view(), name="api-study-queue"),
     path("reviews/", ReviewCreate.as_view(), name="api-review-create"),
     path("reviews/undo/", ReviewUndo.as_view(), name="api-review-undo"),
+    path("cards/", CardSearch.as_view(), name="api-card-search"),
     path("cards/<int:card_id>/state/", CardStateView.as_view(), name="api-card-state"),
 ]

@@ -32,6 +32,9 @@ class CardState(models.Model):
         null=True, blank=True, help_text="First review; counts against the daily new-card limit."
     )
     suspended = models.BooleanField(default=False)
+    # Set when a lapse brings `lapses` to the learner's leech threshold (Anki's "leech" tag);
+    # cleared by an undo that takes the card back under it.
+    leech = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

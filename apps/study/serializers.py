@@ -72,6 +72,9 @@ class CardStateSerializer(ScheduleSerializer):
     card = serializers.IntegerField()
     new = serializers.BooleanField(help_text="True when the caller has never studied the card.")
     suspended = serializers.BooleanField()
+    leech = serializers.BooleanField(
+        help_text="The card lapsed as often as your profile's leech_threshold (8 by default)."
+    )
     is_due = serializers.BooleanField()
     last_grade = serializers.IntegerField(allow_null=True)
     last_reviewed_at = serializers.DateTimeField(allow_null=True)
@@ -161,3 +164,57 @@ class QueueSerializer(serializers.Serializer):
     counts = serializers.DictField(child=serializers.IntegerField())
     limits = serializers.DictField(child=serializers.IntegerField())
     cards = QueueCardSerializer(many=True)
+
+
+class CardStatePatchSerializer(serializers.Serializer):
+    suspended = serializers.BooleanField(
+        help_text="true takes the card out of your queue (its schedule is kept);"
+        " false puts it back."
+    )
+
+
+class BrowseStateSerializer(serializers.Serializer):
+    """The caller's schedule of a card in the browser; null for a card never studied."""
+
+    repetitions = serializers.IntegerField()
+    ease_factor = serializers.DecimalField(max_digits=6, decimal_places=2)
+    interval_days = serializers.IntegerField()
+    due_at = serializers.DateTimeField()
+    lapses = serializers.IntegerField()
+    suspended = serializers.BooleanField()
+    leech = serializers.BooleanField()
+    last_reviewed_at = serializers.DateTimeField(allow_null=True)
+
+
+class BrowseCardSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.CharField()
+    deck = serializers.CharField(source="deck.slug")
+    section = serializers.CharField(source="section.slug")
+    front_html = serializers.CharField()
+    back_html = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    state = serializers.SerializerMethodField()
+
+    def get_state(self, card) -> BrowseStateSerializer(allow_null=True):
+        if card.mine_id is None:
+            return None
+        return {
+            "repetitions": card.mine_repetitions,
+            "ease_factor": f"{card.mine_ease_factor:.2f}",
+            "interval_days": card.mine_interval_days,
+            "due_at": _DATETIME.to_representation(card.mine_due_at),
+            "lapses": card.mine_lapses,
+            "suspended": card.mine_suspended,
+            "leech": card.mine_leech,
+            "last_reviewed_at": _DATETIME.to_representation(card.mine_last_reviewed_at)
+            if card.mine_last_reviewed_at
+            else None,
+        }
+
+
+class BrowsePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Cards matching, on all pages.")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    results = BrowseCardSerializer(many=True)

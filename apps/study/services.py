@@ -45,6 +45,19 @@ class ClientIdReused(StudyError):
     status = 409
 
 
+def leech_reached(lapses_before: int, lapses_after: int, threshold: int) -> bool:
+    """True when a review's lapse brings the card to the leech threshold (0: leeches off), as
+    Anki tags a note "leech" on its 8th lapse by default."""
+    return threshold > 0 and lapses_before < threshold <= lapses_after
+
+
+def log_made_leech(log: ReviewLog, threshold: int) -> bool:
+    """True when this review is the lapse that made its card a leech (the one the learner is
+    told about)."""
+    before = (log.state_before or {}).get("lapses", 0)
+    return leech_reached(before, log.state_after["lapses"], threshold)
+
+
 def _replay(user, client_id: uuid.UUID | None, card: Card, grade: int) -> ReviewLog | None:
     if client_id is None:
         return None
@@ -117,7 +130,7 @@ def _state_update_sql(row: CardState) -> tuple[str, list]:
     no re-read; the row is locked, so nothing else changed it meanwhile."""
     meta = CardState._meta
     qn = connection.ops.quote_name
-    fields = [meta.get_field(name) for name in [*SCHEDULE_FIELDS, "introduced_at"]]
+    fields = [meta.get_field(name) for name in [*SCHEDULE_FIELDS, "introduced_at", "leech"]]
     assignments = ", ".join(f"{qn(f.column)} = %s" for f in fields)
     params = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
     sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {qn(meta.pk.column)} = %s"
@@ -162,7 +175,8 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
             raise CardSuspended(f"card {card.slug} is suspended; unsuspend it to review it")
         schedule = row.schedule
         before = schedule.as_json()
-    zone = profile_for(user).zone
+    profile = profile_for(user)
+    zone = profile.zone
     if before is not None:
         seen_today = row.last_reviewed_at and row.last_reviewed_at >= scheduler.day_start(now, zone)
         if row.needs_redrill or seen_today:
@@ -179,6 +193,8 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
         )
     after = scheduler.review(schedule, grade, now)
     row.apply(after)
+    if leech_reached(schedule.lapses, after.lapses, profile.leech_threshold):
+        row.leech = True
     if row.introduced_at is None:
         row.introduced_at = now
     created = row.pk is None
@@ -244,6 +260,8 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
         ).update(after_card_id=log.card_id - 1)
         return log
     row.apply(CardSchedule.from_json(log.state_before))
+    if row.leech and log_made_leech(log, profile_for(user).leech_threshold):
+        row.leech = False  # the undone review is the lapse that made it a leech
     if log.kind == ReviewLog.Kind.NEW:
         row.introduced_at = None
     row.save()

@@ -12,4 +12,6 @@ urlpatterns = [
     path("stats/", views.stats, name="stats"),
     path("plan/", plan_views.plan_page, name="plan"),
     path("cards/<int:card_id>/suspend/", views.suspend, name="suspend"),
+    path("browse/", views.browse_page, name="browse"),
+    path("browse/<int:card_id>/", views.browse_card, name="browse-card"),
 ]

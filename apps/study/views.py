@@ -16,9 +16,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import charts, interview, scheduler, selectors, services
+from apps.study import browse, charts, interview, scheduler, selectors, services
+from apps.study.forms import BrowseForm
 from apps.study.selectors import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
@@ -77,7 +79,15 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
 
 
 def _review_context(
-    request, deck: Deck | None, *, since: datetime, item=None, notice="", avoid=None, done=None
+    request,
+    deck: Deck | None,
+    *,
+    since: datetime,
+    item=None,
+    notice="",
+    avoid=None,
+    done=None,
+    leech=None,
 ):
     """What the review fragment shows. `done` (reviews so far this session) travels in the form,
     so a grade costs no summary query; it is counted from the log on a page load and at the end."""
@@ -101,6 +111,7 @@ def _review_context(
         if deck
         else reverse("study:review"),
         "undo_url": reverse("study:undo"),
+        "leech": leech,  # (card, lapses) when the grade just given made that card a leech
     }
     if item is not None:
         schedule = item.schedule or scheduler.new_state(queue.now)
@@ -150,7 +161,7 @@ def index(request):
 def review(request, deck_slug: str | None = None):
     """The review loop. GET shows the next card; POST grades one and shows the next (htmx swaps
     the fragment; without htmx the browser is redirected back here)."""
-    notice, avoid, done = "", None, None
+    notice, avoid, done, leech = "", None, None, None
     if request.method == "POST":
         since = _session_start(request, fresh=False)
         card = _posted_card(request)
@@ -162,7 +173,7 @@ def review(request, deck_slug: str | None = None):
         except ValueError:
             grade = request.POST.get("grade")
         try:
-            _, created = services.review_record(
+            log, created = services.review_record(
                 user=request.user,
                 card=card,
                 grade=grade,
@@ -174,12 +185,17 @@ def review(request, deck_slug: str | None = None):
         else:
             if done is not None and created:
                 done += 1
+            # Told once: only the response to the very lapse that made the card a leech.
+            if created and services.log_made_leech(log, profile_for(request.user).leech_threshold):
+                leech = (card, log.state_after["lapses"])
         if not request.htmx:
             return redirect(request.path)
     else:
         deck = _deck(request.user, deck_slug)
         since = _session_start(request, fresh=not request.htmx)
-    context = _review_context(request, deck, since=since, notice=notice, avoid=avoid, done=done)
+    context = _review_context(
+        request, deck, since=since, notice=notice, avoid=avoid, done=done, leech=leech
+    )
     return _render_review(request, context)
 
 
@@ -285,8 +301,61 @@ def stats(request):
         "busiest": max(data.per_day.values(), default=0),
         "calibration": interview.calibration(request.user),
         "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
+        "leeches": browse.leech_cards(request.user),
+        "leech_threshold": profile_for(request.user).leech_threshold,
     }
     return render(request, "study/stats.html", context)
+
+
+@login_required
+def browse_page(request):
+    """The card browser: search, filter and sort your cards; htmx swaps just the results."""
+    form = BrowseForm(request.GET)
+    page, error = None, ""
+    if form.is_valid():
+        page = browse.cards_search(request.user, **form.query())
+    else:
+        error = form.error_text()
+    decks = list(visible_decks(request.user).order_by("title").only("slug", "title"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "error": error,
+        "decks": decks,
+        "query": query.urlencode(),
+    }
+    template = "study/browse.html#results" if request.htmx else "study/browse.html"
+    return render(request, template, context, status=400 if error else 200)
+
+
+@login_required
+def browse_card(request, card_id: int):
+    """One card as the browser opens it: its text, your schedule, your reviews of it."""
+    detail = browse.card_detail(request.user, card_id)
+    if detail is None:
+        raise Http404("No such card.")
+    zone = profile_for(request.user).zone
+    state = detail.state
+    due = None
+    if state is not None and state.last_reviewed_at is not None:
+        due = scheduler.local_date(state.due_at, zone)
+    context = {
+        "card": detail.card,
+        "state": state,
+        "history": detail.history,
+        "due": due,
+        "grade_names": GRADE_NAMES,
+        "back": _browse_back(request.GET.get("back", "")),
+    }
+    return render(request, "study/browse_card.html", context)
+
+
+def _browse_back(back: str) -> str:
+    """The browser page (with its search) a card was opened from; only ever a browser URL."""
+    home = reverse("study:browse")
+    return back if back.startswith(home + "?") or back == home else home
 
 
 def _posted_card(request, card_id=None) -> Card:

@@ -1,6 +1,6 @@
 // Review and cram keyboard: Space shows the answer; 1-4 press Again/Hard/Good/Easy; Shift+0..5
-// sends an exact SM-2 grade; Z undoes; in cram, Right/Enter and Left move. After htmx swaps in
-// the next card, focus moves to it and the live region says which card it is.
+// sends an exact SM-2 grade; Z undoes; S suspends the card; in cram, Right/Enter and Left move.
+// After htmx swaps in the next card, focus moves to it and the live region says which card it is.
 (function () {
   "use strict";
 
@@ -59,6 +59,8 @@
       if (revealed()) handled = click('.grade-buttons [data-key="' + event.key + '"]');
     } else if (event.key === "z" || event.key === "Z") {
       handled = click("#undo");
+    } else if (event.key === "s" || event.key === "S") {
+      handled = click("#suspend");
     } else if (event.key === "ArrowRight" || event.key === "Enter") {
       handled = event.key === "ArrowRight" ? click("#cram-next") : false;
     } else if (event.key === "ArrowLeft") {

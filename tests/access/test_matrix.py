@@ -226,6 +226,12 @@ MATRIX: dict[str, list[Probe]] = {
         P("post", r("study:suspend", "card.pk"), SELF),
         P("post", r("study:suspend", "draft_card.pk"), DRAFT_SELF),
     ],
+    # the card browser lists visible cards with the caller's own schedule
+    "study:browse": [P("get", r("study:browse"), SELF)],
+    "study:browse-card": [
+        P("get", r("study:browse-card", "card.pk"), SELF),
+        P("get", r("study:browse-card", "draft_card.pk"), DRAFT_SELF),
+    ],
     # quizzes: an attempt is its learner's only
     "quizzes:index": [P("get", r("quizzes:index"), PUBLIC)],
     "quizzes:quiz": [
@@ -513,7 +519,15 @@ MATRIX: dict[str, list[Probe]] = {
     "api-card-state": [
         A("get", r("api-card-state", "card.pk"), A_SELF),
         A("get", r("api-card-state", "draft_card.pk"), A_DRAFT_SELF),
+        A("patch", r("api-card-state", "card.pk"), A_SELF, lambda w: {"suspended": True}),
+        A(
+            "patch",
+            r("api-card-state", "draft_card.pk"),
+            A_DRAFT_SELF,
+            lambda w: {"suspended": True},
+        ),  # fmt: skip
     ],
+    "api-card-search": [A("get", r("api-card-search"), A_SELF)],
     # API: quizzes
     "api-quiz-list": [A("get", r("api-quiz-list"), A_PUBLIC)],
     "api-quiz-detail": [

@@ -1,0 +1,343 @@
+"""A reader of Anki's package (.apkg): the notes and cards of its collection, as plain values.
+
+Pure: no Django import (the import flow in formats.py maps what this returns to deck rows).
+
+An .apkg is a zip holding the collection, an SQLite file named `collection.anki21` (Anki
+2.1.x) or `collection.anki2` (older, and genanki), plus a `media` JSON map and numbered media
+files. Anki 2.1.50+ may instead write `collection.anki21b`, zstd-compressed in a newer schema;
+that one is refused with a way out. The collection's tables `col` (note types in `col.models`,
+decks in `col.decks`, both JSON), `notes` (fields joined by 0x1f, tags space-separated) and
+`cards` (one per note and template, or per cloze number) are read; nothing else is.
+
+Hostile files are refused with an ApkgError whose message says what is wrong: not a zip, no
+collection, a collection that inflates past MAX_COLLECTION_BYTES or at a ratio past MAX_RATIO
+(a zip bomb; inflating stops at the cap, the zip's own sizes are not trusted), not SQLite, or
+SQLite of another schema. The collection is written to a temporary file and opened read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import json
+import re
+import sqlite3
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+COLLECTIONS = ("collection.anki21", "collection.anki2")  # preferred first
+NEW_FORMAT = "collection.anki21b"
+MAX_COLLECTION_BYTES = 64 * 1024 * 1024
+MAX_RATIO = 100  # inflated / compressed, checked once the collection passes RATIO_FROM bytes
+RATIO_FROM = 1024 * 1024
+MAX_NOTES = 50_000
+CLOZE_TYPE = 1
+CLOZE_BLANK = "[...]"
+
+
+class ApkgError(Exception):
+    """The package was refused; the message is fit to show to the person who uploaded it."""
+
+
+@dataclass
+class ApkgCard:
+    """One Anki card: its note's guid and template ordinal, front and back as HTML (the
+    template filled in), the note type's name, the card's deck path and its note's tags."""
+
+    guid: str
+    ord: int
+    kind: str  # "basic", "reversed" (a note type with several templates) or "cloze"
+    notetype: str
+    front: str
+    back: str
+    deck: str  # e.g. "Ray::Actors"
+    tags: list[str]
+    fields: dict[str, str]  # the note's fields by name (HTML)
+
+
+@dataclass
+class ApkgPackage:
+    collection: str  # which file was read
+    cards: list[ApkgCard]
+    media_files: int = 0  # media in the zip, never extracted
+    media_refs: int = 0  # fields that pointed at media (<img>, [sound:...]); dropped
+    skipped: list[str] = field(default_factory=list)  # notes left out, and why
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The member's bytes, inflated in chunks and refused as soon as they pass the caps."""
+    out = io.BytesIO()
+    with archive.open(info) as member:
+        while chunk := member.read(256 * 1024):
+            out.write(chunk)
+            size = out.tell()
+            if size > MAX_COLLECTION_BYTES:
+                raise ApkgError(
+                    f"the collection inflates past {MAX_COLLECTION_BYTES // 2**20} MiB;"
+                    " refused (a zip bomb, or a collection too large to import)"
+                )
+            if size > RATIO_FROM and size > MAX_RATIO * max(info.compress_size, 1):
+                raise ApkgError(
+                    f"the collection inflates more than {MAX_RATIO} times its packed size;"
+                    " refused as a zip bomb"
+                )
+    return out.getvalue()
+
+
+def _collection_bytes(data: bytes) -> tuple[str, bytes, int]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError):
+        raise ApkgError(
+            "not a zip file; an .apkg is the zip Anki writes with File > Export,"
+            " 'Anki Deck Package'"
+        ) from None
+    with archive:
+        names = {info.filename: info for info in archive.infolist()}
+        if NEW_FORMAT in names:
+            raise ApkgError(
+                "this package holds collection.anki21b, the zstd-compressed format of Anki"
+                " 2.1.50+, which RayDeck does not read; export again with 'Support older Anki"
+                " versions' ticked"
+            )
+        name = next((n for n in COLLECTIONS if n in names), None)
+        if name is None:
+            raise ApkgError(
+                "the zip holds no collection.anki21 or collection.anki2; is it an Anki package?"
+            )
+        media = sum(1 for n in names if n.isdigit())
+        try:
+            return name, _inflate(archive, names[name]), media
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+            raise ApkgError(f"{name} cannot be unpacked ({exc})") from None
+        except NotImplementedError:
+            raise ApkgError(f"{name} is packed with a method zip cannot unpack") from None
+
+
+REQUIRED = {
+    "col": {"models", "decks"},
+    "notes": {"id", "guid", "mid", "tags", "flds"},
+    "cards": {"nid", "did", "ord"},
+}
+
+
+def _schema_check(db: sqlite3.Connection, name: str) -> None:
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for table, columns in REQUIRED.items():
+        if table not in tables:
+            raise ApkgError(f"{name} is not an Anki collection this reader knows: no {table} table")
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        missing = sorted(columns - have)
+        if missing:
+            raise ApkgError(
+                f"{name} is not an Anki collection this reader knows: table {table} has no"
+                f" column {missing[0]}"
+            )
+
+
+def _json(text, what: str, name: str) -> dict:
+    try:
+        value = json.loads(text or "{}")
+    except (TypeError, ValueError):
+        raise ApkgError(f"{name}: col.{what} is not JSON") from None
+    if not isinstance(value, dict):
+        raise ApkgError(f"{name}: col.{what} is not a JSON object")
+    return value
+
+
+def apkg_read(data: bytes) -> ApkgPackage:
+    """Read a whole package (see the module docstring); raises ApkgError."""
+    name, collection, media = _collection_bytes(data)
+    if not collection.startswith(b"SQLite format 3\x00"):
+        raise ApkgError(f"{name} is not an SQLite database (the file is corrupt)")
+    with tempfile.TemporaryDirectory(prefix="raydeck-apkg-") as folder:
+        path = Path(folder) / "collection.sqlite"
+        path.write_bytes(collection)
+        del collection
+        try:
+            db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise ApkgError(f"{name} cannot be opened as SQLite ({exc})") from None
+        try:
+            # Nothing the file's schema declares (views, triggers, functions) runs on a read.
+            db.text_factory = lambda raw: raw.decode("utf-8", "replace")  # damaged text too
+            db.execute("PRAGMA trusted_schema = OFF")
+            db.execute("PRAGMA query_only = ON")
+            _schema_check(db, name)
+            package = _package(db, name)
+        except sqlite3.DatabaseError as exc:
+            raise ApkgError(f"{name} is not a readable SQLite database ({exc})") from None
+        except UnicodeDecodeError:  # SQLite's own message about a damaged schema was not UTF-8
+            raise ApkgError(f"{name} is not a readable SQLite database (damaged schema)") from None
+        finally:
+            db.close()
+    package.media_files = media
+    return package
+
+
+def _package(db: sqlite3.Connection, name: str) -> ApkgPackage:
+    row = db.execute("SELECT models, decks FROM col LIMIT 1").fetchone()
+    if row is None:
+        raise ApkgError(f"{name}: the col table is empty")
+    models, decks = _json(row[0], "models", name), _json(row[1], "decks", name)
+    if not models:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "notetypes" in tables:
+            raise ApkgError(
+                f"{name} keeps its note types in the newer schema (a notetypes table);"
+                " export again with 'Support older Anki versions' ticked"
+            )
+    deck_names = {str(k): str(v.get("name", "")) for k, v in decks.items() if isinstance(v, dict)}
+    count = db.execute("SELECT COUNT(*) FROM notes").fetchone()[0]
+    if count > MAX_NOTES:
+        raise ApkgError(f"{name} holds {count} notes; at most {MAX_NOTES} are imported at once")
+    notes = {}
+    for nid, guid, mid, tags, flds in db.execute(
+        "SELECT id, guid, mid, tags, flds FROM notes ORDER BY id"
+    ):
+        notes[nid] = (str(guid), str(mid), str(tags or ""), str(flds or ""))
+    package = ApkgPackage(collection=name, cards=[])
+    seen_notes: set[int] = set()
+    for nid, did, ord_ in db.execute("SELECT nid, did, ord FROM cards ORDER BY nid, ord"):
+        note = notes.get(nid)
+        if note is None:
+            continue
+        guid, mid, tags, flds = note
+        model = models.get(mid)
+        if not isinstance(model, dict):
+            if nid not in seen_notes:
+                package.skipped.append(f"note {nid}: its note type {mid} is not in the file")
+            seen_notes.add(nid)
+            continue
+        first = nid not in seen_notes
+        seen_notes.add(nid)
+        try:
+            card = _card(model, guid, int(ord_), flds, tags, deck_names.get(str(did), ""))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            if first:
+                package.skipped.append(f"note {nid}: its note type cannot be read ({exc})")
+            continue
+        if card is None:
+            continue
+        if first:
+            refs = sum(1 for v in card.fields.values() if _MEDIA.search(v))
+            package.media_refs += refs
+        package.cards.append(card)
+    return package
+
+
+_MEDIA = re.compile(r"(?i)<img\b|\[sound:")
+
+
+def _card(model: dict, guid: str, ord_: int, flds: str, tags: str, deck: str) -> ApkgCard | None:
+    names = [f["name"] for f in sorted(model["flds"], key=lambda f: f["ord"])]
+    values = flds.split("\x1f")
+    values += [""] * (len(names) - len(values))
+    fields = dict(zip(names, values, strict=False))
+    templates = sorted(model["tmpls"], key=lambda t: t["ord"])
+    cloze = model.get("type") == CLOZE_TYPE
+    if cloze:
+        template, number = templates[0], ord_ + 1
+    else:
+        if ord_ >= len(templates):
+            return None
+        template, number = templates[ord_], None
+    front = _render(template["qfmt"], fields, number, answer=False)
+    back = _render(template["afmt"], fields, number, answer=True)
+    if not _visible(front):
+        return None  # Anki makes no card whose front is empty
+    kind = "cloze" if cloze else ("reversed" if len(templates) > 1 else "basic")
+    return ApkgCard(
+        guid=guid, ord=ord_, kind=kind, notetype=str(model.get("name", "")), front=front,
+        back=back, deck=deck, tags=[t for t in tags.split() if t], fields=fields,
+    )  # fmt: skip
+
+
+def _visible(value: str) -> bool:
+    return bool(re.sub(r"<[^>]*>|&nbsp;|\s", "", value))
+
+
+# Templates: {{Field}}, {{filter:Field}}, {{#Field}}..{{/Field}}, {{^Field}}..{{/Field}}.
+_SECTION = re.compile(r"\{\{([#^])\s*([^}]+?)\s*\}\}(.*?)\{\{/\s*\2\s*\}\}", re.DOTALL)
+_TAG = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
+_ANSWER_RULE = re.compile(r'(?i)<hr\s+id\s*=\s*"?answer"?\s*/?>')
+
+
+def _render(template: str, fields: dict[str, str], cloze: int | None, *, answer: bool) -> str:
+    """Anki's template filled in, simply: conditionals, fields, cloze:, text:, hint:; type:
+    (typing the answer) and {{FrontSide}} on the back are left out: RayDeck shows the back
+    on its own, below the front."""
+
+    def section(match: re.Match) -> str:
+        kind, name, body = match.groups()
+        value = fields.get(name.strip(), "")
+        if name.strip().startswith("c") and name.strip()[1:].isdigit() and cloze is not None:
+            present = name.strip()[1:] == str(cloze)  # {{#c1}}: this card's cloze number
+        else:
+            present = _visible(value)
+        return body if present == (kind == "#") else ""
+
+    for _ in range(5):  # nested sections
+        template, n = _SECTION.subn(section, template)
+        if not n:
+            break
+
+    def tag(match: re.Match) -> str:
+        spec = match.group(1)
+        *filters, name = [part.strip() for part in spec.split(":")]
+        if name == "FrontSide":
+            return ""
+        if "type" in filters:
+            return ""
+        value = fields.get(name, "")
+        if "cloze" in filters:
+            front, back = cloze_basic(value, cloze or 1)
+            return back if answer else front
+        if "text" in filters:
+            value = re.sub(r"<[^>]*>", "", value)
+        return value
+
+    text = _TAG.sub(tag, template)
+    if answer:
+        text = _ANSWER_RULE.sub("", text)
+    return text.strip()
+
+
+_CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+
+
+def cloze_basic(text: str, number: int) -> tuple[str, str]:
+    """A cloze note's card `number` as a basic card: the front with that deletion blanked
+    ("[...]", or "[hint]" when it has a hint) and the others shown, the back with every
+    deletion filled in. (Where RayDeck has a cloze card kind, the deletion text goes there.)"""
+
+    def front(match: re.Match) -> str:
+        if int(match.group(1)) == number:
+            return f"[{match.group(3)}]" if match.group(3) else CLOZE_BLANK
+        return match.group(2)
+
+    return _CLOZE.sub(front, text), _CLOZE.sub(lambda m: m.group(2), text)
+
+
+def card_key(card: ApkgCard) -> str:
+    """A stable slug for a card of someone else's note type: from its note's guid and its
+    template (or cloze number), so a re-import of the same package updates the same cards
+    even after the text was edited in Anki."""
+    digest = hashlib.sha1(card.guid.encode()).hexdigest()[:12]
+    if card.kind == "basic":
+        return f"anki-{digest}"
+    return f"anki-{digest}-{'c' if card.kind == 'cloze' else ''}{card.ord + 1}"
+
+
+def note_key(card: ApkgCard) -> str:
+    """A stable slug for a whole note of someone else's (cloze or reversed) note type: RayDeck
+    makes its cards from it, `<slug>-c1`... or `<slug>` and `<slug>-reverse`."""
+    return f"anki-{hashlib.sha1(card.guid.encode()).hexdigest()[:12]}"
+
+
+def deck_path(name: str) -> list[str]:
+    """An Anki deck name split into its levels: "Ray::Actors" -> ["Ray", "Actors"]."""
+    return [html.unescape(part).strip() for part in name.split("::") if part.strip()]
