@@ -105,12 +105,19 @@ def _review_context(
     if item is not None:
         schedule = item.schedule or scheduler.new_state(queue.now)
         intervals = scheduler.preview(schedule, queue.now, queue.zone)
+        eases = scheduler.preview_ease(schedule, queue.now)
         context |= {
             "schedule": schedule,
             "is_new": item.state is None,
             "why": _why(item, schedule, queue.zone),
             "buttons": [
-                {"name": name, "grade": g, "key": key, "label": scheduler.format_days(intervals[g])}
+                {
+                    "name": name,
+                    "grade": g,
+                    "key": key,
+                    "label": scheduler.format_days(intervals[g]),
+                    "ease": scheduler.format_ease_change(eases[g]),
+                }
                 for name, g, key in BUTTONS
             ],
             "exact_grades": [
