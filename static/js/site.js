@@ -1,5 +1,6 @@
 // Loaded on every page, in <head>: marks <html class="js"> at once (so CSS may fold the phone menu
-// without hiding it from browsers that run no script) and wires the "Menu" button of the header.
+// without hiding it from browsers that run no script), wires the "Menu" button of the header and
+// opens a lesson's card a link points at.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -22,4 +23,17 @@
       toggle.focus();
     }
   });
+
+  // A link to one card of a lesson (#card-ray-actor, e.g. "Learn it from" after a quiz) opens
+  // that card's answer and brings it into view; CSS highlights it with :target.
+  function openTarget() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target || !target.classList.contains("flashcard")) return;
+    var details = target.querySelector("details");
+    if (details) details.open = true;
+    target.scrollIntoView({ block: "center" });
+  }
+  document.addEventListener("DOMContentLoaded", openTarget);
+  window.addEventListener("hashchange", openTarget);
 })();

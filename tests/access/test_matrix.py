@@ -201,6 +201,15 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("study:review-deck", "alice-draft"), DRAFT_SELF),
     ],
     "study:undo": [P("post", r("study:undo"), SELF)],
+    "study:learn-more": [
+        P("post", r("study:learn-more"), SELF, lambda w: {"count": "5", "deck": "ray-basics"}),
+        P(
+            "post",
+            r("study:learn-more"),
+            DRAFT_SELF,
+            lambda w: {"count": "5", "deck": "alice-draft"},
+        ),
+    ],
     "study:cram": [
         P("get", r("study:cram", "ray-basics"), SELF),
         P("get", r("study:cram", "alice-draft"), DRAFT_SELF),

@@ -54,13 +54,14 @@ def test_unknown_slugs_give_a_friendly_404(client, small_deck, url):
     assert "Page not found" in response.content.decode()
 
 
-def test_pages_for_a_logged_in_user_cost_two_more_queries(
+def test_home_for_a_logged_in_user_costs_a_fixed_number_of_queries(
     client, small_deck, alice, django_assert_num_queries
 ):
     client.force_login(alice)
     # session + user + profile (time zone), then the page's own query, then the study due
-    # counts (today's reviews, states per deck)
-    with django_assert_num_queries(6):
+    # counts (today's reviews, states per deck), then the path (sections, cards learned, section
+    # progress, checkpoint questions, knowledge checks with best scores)
+    with django_assert_num_queries(11):
         assert client.get(reverse("home")).status_code == 200
 
 

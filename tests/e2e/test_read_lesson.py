@@ -14,7 +14,7 @@ def test_sign_up_open_the_deck_and_read_a_section(page, seeded):
     page.get_by_role("button", name="Sign up").click()
     assert page.get_by_text("Welcome, newcomer").is_visible()
 
-    page.get_by_role("link", name="Distributed RL on Ray").click()
+    page.get_by_role("link", name="Distributed RL on Ray", exact=True).click()
     page.get_by_role("heading", name="What you will be able to explain").wait_for()
     page.locator(".section-list a").first.click()
     page.locator(".eyebrow", has_text="Section 01").wait_for()
