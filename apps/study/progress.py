@@ -5,9 +5,10 @@ CSV and the API). Each is defined once here; the pages print `FORMULAS` beside t
 - A card is **learned** when the learner's schedule counts at least one successful review since
   its last lapse (``repetitions >= 1``): graded 3 or more and not failed since.
 - A card is **mature** when its interval is 21 days or more.
-- **Retention** is the share of reviews graded 3 or more, over the reviews of cards already
-  studied (not first sightings of new cards; undone reviews aside) on the learner's last 30 local
-  days, today included. No such review: no retention (shown as "—"), never 100 %.
+- **Retention** is the share of reviews graded 3 or more, over the reviews of cards that were
+  due (ReviewLog kind "review": not first sightings of new cards, nor same-day re-drills; undone
+  reviews aside) on the learner's last 30 local days, today included. No such review: no
+  retention (shown as "—"), never 100 %.
 - **Readiness** = 0.5 x the share of the deck's cards learned + 0.3 x the knowledge-check score
   (the average of the best score on each of the deck's checks, one not taken counting 0) + 0.2 x
   retention (none counting 0); with no card learned it is 0, whatever the other parts say.
@@ -30,8 +31,8 @@ FORMULAS = {
     "learned": "a card is learned once you grade it 3 or more, until you fail it again "
     "(SM-2 repetitions ≥ 1)",
     "mature": f"a card is mature when its interval is {MATURE_DAYS} days or more",
-    "retention": f"reviews graded 3+ ÷ reviews of cards already studied, last {RETENTION_DAYS} "
-    "days (first sightings of new cards aside); — when there were none",
+    "retention": f"reviews graded 3+ ÷ reviews of cards that were due, last {RETENTION_DAYS} "
+    "days (first sightings of new cards and same-day re-drills aside); — when there were none",
     "readiness": "0.5 × share of the deck's cards learned + 0.3 × knowledge-check score + 0.2 × "
     "retention (a missing part counts 0); 0 while no card is learned",
 }

@@ -13,15 +13,27 @@ from zoneinfo import ZoneInfo
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
-from django.db.models.functions import Coalesce, TruncDate
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    FloatField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce, TruncDate
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import compiled, scheduler
-from apps.study.models import MATURE_DAYS, CardState, NewCardCursor, ReviewLog
+from apps.study import compiled, progress, scheduler
+from apps.study.models import CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
 
@@ -597,8 +609,28 @@ class SectionMastery:
     deck: str
     title: str
     cards: int
-    learnt: int  # reviewed at least once and not lapsed back to 0
-    mature: int  # interval of 21 days or more
+    learnt: int  # progress.learned_q
+    mature: int  # progress.mature_q
+    deck_id: int = 0
+
+
+@dataclass
+class DeckReadiness:
+    """One learner's figures for one deck, as the team dashboard computes them for a member."""
+
+    deck: str
+    cards: int
+    learned: int
+    retention: float | None
+    knowledge: float
+    checks: int
+
+    @property
+    def readiness(self) -> float:
+        return progress.readiness(
+            learned=self.learned, cards=self.cards, knowledge=self.knowledge,
+            retention=self.retention,
+        )  # fmt: skip
 
     @property
     def learnt_pct(self) -> int:
@@ -618,6 +650,7 @@ class Stats:
     streak: int
     mastery: list[SectionMastery]
     total_reviews: int
+    decks: list[DeckReadiness] = field(default_factory=list)
 
 
 def stats(user, now: datetime | None = None) -> Stats:
@@ -645,19 +678,23 @@ def stats(user, now: datetime | None = None) -> Stats:
     )
     for day, n in due:
         forecast[max(0, (day - today_local).days)] += n
-    month = logs.filter(kind=ReviewLog.Kind.REVIEW, reviewed_at__gte=now - timedelta(days=30))
-    mature = Q(state_before__interval_days__gte=MATURE_DAYS)
+    since = progress.retention_since(now, zone)
+    month = logs.filter(progress.retention_logs_q(), reviewed_at__gte=since)
+    mature = progress.mature_q("state_before__")
+    passed = Q(grade__gte=3)
     r = month.aggregate(
         young=Count("id", filter=~mature),
-        young_passed=Count("id", filter=~mature & Q(grade__gte=3)),
+        young_passed=Count("id", filter=~mature & passed),
         mature=Count("id", filter=mature),
-        mature_passed=Count("id", filter=mature & Q(grade__gte=3)),
+        mature_passed=Count("id", filter=mature & passed),
         total=Count("id"),
     )
     retention = {
         "young": (r["young_passed"], r["young"]),
         "mature": (r["mature_passed"], r["mature"]),
+        "all": (r["young_passed"] + r["mature_passed"], r["total"]),
     }
+    mastery = _mastery(user)
     streak, day = 0, today_local
     if not per_day.get(day):
         day -= timedelta(days=1)  # today's reviews may still be ahead; the streak holds
@@ -669,8 +706,9 @@ def stats(user, now: datetime | None = None) -> Stats:
         forecast=forecast,
         retention=retention,
         streak=streak,
-        mastery=_mastery(user),
+        mastery=mastery,
         total_reviews=sum(per_day.values()),
+        decks=_deck_readiness(user, mastery, since),
     )
 
 
@@ -681,13 +719,13 @@ def _mastery(user) -> list[SectionMastery]:
         .annotate(n=Count("cards"))
         .order_by("deck__title", "order")
     )
-    progress = {
+    counts = {
         row["card__section_id"]: row
         for row in CardState.objects.filter(user=user)
         .values("card__section_id")
         .annotate(
-            learnt=Count("id", filter=Q(repetitions__gt=0)),
-            mature=Count("id", filter=Q(interval_days__gte=MATURE_DAYS)),
+            learnt=Count("id", filter=progress.learned_q()),
+            mature=Count("id", filter=progress.mature_q()),
         )
     }
     return [
@@ -695,11 +733,51 @@ def _mastery(user) -> list[SectionMastery]:
             deck=s.deck.title,
             title=s.title,
             cards=s.n,
-            learnt=progress.get(s.pk, {}).get("learnt", 0),
-            mature=progress.get(s.pk, {}).get("mature", 0),
+            learnt=counts.get(s.pk, {}).get("learnt", 0),
+            mature=counts.get(s.pk, {}).get("mature", 0),
+            deck_id=s.deck_id,
         )
         for s in sections
     ]
+
+
+def _deck_readiness(user, mastery: list[SectionMastery], since: datetime) -> list[DeckReadiness]:
+    """Learned, retention, knowledge check and readiness per deck the learner has started: the
+    team dashboard's figures for one member (apps.study.progress). Two queries."""
+    from apps.quizzes.models import Quiz
+
+    decks: dict[int, DeckReadiness] = {}
+    for m in mastery:
+        row = decks.setdefault(m.deck_id, DeckReadiness(m.deck, 0, 0, None, 0.0, 0))
+        row.cards += m.cards
+        row.learned += m.learnt
+    reviews = (
+        ReviewLog.objects.filter(progress.retention_logs_q(), user=user, reviewed_at__gte=since)
+        .values("card__deck_id")
+        .annotate(n=Count("id"), passed=Count("id", filter=Q(grade__gte=3)))
+        .values_list("card__deck_id", "n", "passed")
+    )
+    for deck_id, n, passed in reviews:
+        if deck_id in decks:
+            decks[deck_id].retention = progress.retention(passed, n)
+    checks = Quiz.objects.filter(deck_id__in=list(decks), kind=Quiz.Kind.KNOWLEDGE_CHECK).annotate(
+        best=Max(
+            Cast("attempts__score", FloatField()) / Cast("attempts__max_score", FloatField()),
+            filter=Q(
+                attempts__user=user,
+                attempts__submitted_at__isnull=False,
+                attempts__score__isnull=False,
+                attempts__max_score__gt=0,
+            ),
+        )
+    )
+    best: dict[int, list[float]] = {}
+    for check in checks:
+        best.setdefault(check.deck_id, []).append(min(1.0, check.best or 0.0))
+    for deck_id, shares in best.items():
+        decks[deck_id].knowledge = sum(shares) / len(shares)
+        decks[deck_id].checks = len(shares)
+    return [d for d in decks.values() if d.learned or d.retention is not None or d.knowledge]
 
 
 # --- the guided path on the home page ----------------------------------------------------------
@@ -747,8 +825,7 @@ def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, De
         .order_by("deck_id", "order", "id")
     )
     learned = dict(
-        CardState.objects.filter(user=user, deck_id__in=deck_ids, suspended=False)
-        .filter(learned_q())
+        CardState.objects.filter(learned_q(), user=user, deck_id__in=deck_ids)
         .values("card__section_id")
         .annotate(n=Count("id"))
         .values_list("card__section_id", "n")

@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import charts, scheduler, selectors, services
+from apps.study import charts, progress, scheduler, selectors, services
 from apps.study.forms import MoreNewCardsForm
 from apps.study.selectors import QueueItem
 
@@ -328,6 +328,7 @@ def stats(request):
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
+        "formulas": progress.FORMULAS,
     }
     return render(request, "study/stats.html", context)
 

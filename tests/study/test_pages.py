@@ -145,8 +145,8 @@ def test_stats_query_count_is_constant(alice, small_deck, django_assert_num_quer
     now = timezone.now()
     for card in small_deck.cards.all():
         review_record(user=alice, card=card, grade=4, now=now - timedelta(days=2))
-    # heatmap, forecast, retention, sections, mastery
-    with django_assert_num_queries(5):
+    # heatmap, forecast, retention, sections, mastery, then per deck: retention, checks
+    with django_assert_num_queries(7):
         data = selectors.stats(alice)
     assert data.streak == 0 and sum(data.per_day.values()) == 5
     assert data.forecast[0] == 5
