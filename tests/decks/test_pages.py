@@ -68,11 +68,12 @@ def test_home_for_a_logged_in_user_costs_a_fixed_number_of_queries(
 def test_sign_up_logs_in_and_creates_a_profile(client, django_user_model):
     response = client.post(
         reverse("accounts:signup"),
-        {"username": "dora", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"},
-    )
+        {"username": "dora", "email": "dora@example.com", "time_zone": "Asia/Kolkata",
+         "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"},
+    )  # fmt: skip
     assert response.status_code == 302
     user = django_user_model.objects.get(username="dora")
-    assert user.profile.time_zone == "UTC"
+    assert (user.email, user.profile.time_zone) == ("dora@example.com", "Asia/Kolkata")
     assert client.get(reverse("accounts:profile")).status_code == 200
 
 
