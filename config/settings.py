@@ -62,6 +62,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # HTML and JSON go out gzipped (static files come precompressed from whitenoise). BREACH:
+    # Django's GZipMiddleware pads each response with random bytes (Heal-the-BREACH, Django
+    # 4.2+), and the CSRF token in every page is masked afresh per response, so a compressed
+    # length gives the token away no more than it would uncompressed.
+    "django.middleware.gzip.GZipMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",  # 503 + a sentence while the DB is away
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
