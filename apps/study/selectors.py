@@ -613,6 +613,14 @@ class SectionMastery:
     mature: int  # progress.mature_q
     deck_id: int = 0
 
+    @property
+    def learnt_pct(self) -> int:
+        return round(100 * self.learnt / self.cards) if self.cards else 0
+
+    @property
+    def mature_pct(self) -> int:
+        return round(100 * self.mature / self.cards) if self.cards else 0
+
 
 @dataclass
 class DeckReadiness:
@@ -631,14 +639,6 @@ class DeckReadiness:
             learned=self.learned, cards=self.cards, knowledge=self.knowledge,
             retention=self.retention,
         )  # fmt: skip
-
-    @property
-    def learnt_pct(self) -> int:
-        return round(100 * self.learnt / self.cards) if self.cards else 0
-
-    @property
-    def mature_pct(self) -> int:
-        return round(100 * self.mature / self.cards) if self.cards else 0
 
 
 @dataclass

@@ -54,6 +54,8 @@ def test_the_stats_page_and_the_dashboard_give_the_same_figures(alice, small_dec
     expected = progress.readiness(learned=2, cards=5, knowledge=0.0, retention=1.0)
     assert deck.readiness == pytest.approx(member.readiness) == pytest.approx(0.5 * 2 / 5 + 0.2)
     assert expected == pytest.approx(deck.readiness)
+    core = selectors.stats(alice).mastery[0]
+    assert (core.title, core.learnt, core.learnt_pct) == ("Ray core", 2, 67)
 
 
 def test_readiness_is_zero_while_nothing_is_learned_whatever_the_other_parts():
