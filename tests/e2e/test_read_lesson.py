@@ -9,6 +9,7 @@ def test_sign_up_open_the_deck_and_read_a_section(page, seeded):
     page.goto("/")
     page.get_by_role("link", name="Sign up").first.click()
     page.get_by_label("Username").fill("newcomer")
+    page.get_by_label("E-mail").fill("newcomer@example.com")
     page.get_by_label("Password", exact=True).fill("a-long-pass-phrase")
     page.get_by_label("Password confirmation").fill("a-long-pass-phrase")
     page.get_by_role("button", name="Sign up").click()
