@@ -118,6 +118,7 @@ def test_a_quizs_misses_start_a_review_of_exactly_those_cards(person, alice, cor
     expect(page.locator("#score")).to_have_text("0")
     press(page, page.get_by_role("button", name="Review these (3 cards)"))
     expect(page.locator("#relearn-count")).to_have_text("3 to re-learn")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Re-learn")
     expect(page.locator(".review-counts")).not_to_contain_text("again")
     page.screenshot(path=f"/tmp/ux-{page.size}-relearn.png")
     seen = []
