@@ -4,6 +4,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
+# The web server's port: honcho hands PORT to the first Procfile process (web), so passing it with
+# -p makes the URL printed below the one served (honcho's own default is 5000).
+PORT ?= 8000
+# Which Procfile processes `make run` starts; empty means all of them (web, worker, demos).
+RUN_PROCESSES ?=
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	ray-cluster ray-cluster-stop ray-cluster-status bench-anki
@@ -27,8 +32,8 @@ seed: migrate
 ## run: the app on SQLite, the filesystem broker and a local Ray; Ctrl-C stops everything.
 run: seed
 	$(PY) manage.py create_dev_users
-	@echo "RayDeck on http://127.0.0.1:$${PORT:-8000}/  (Ctrl-C stops web, worker and Ray)"
-	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile
+	@echo "RayDeck on http://127.0.0.1:$(PORT)/  (Ctrl-C stops web, worker and Ray)"
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile -p $(PORT) $(RUN_PROCESSES)
 
 ## test: lint, Django's checks, migrations in sync, then the whole suite.
 test: install

@@ -62,6 +62,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # HTML and JSON go out gzipped (static files come precompressed from whitenoise). BREACH:
+    # Django's GZipMiddleware pads each response with random bytes (Heal-the-BREACH, Django
+    # 4.2+), and the CSRF token in every page is masked afresh per response, so a compressed
+    # length gives the token away no more than it would uncompressed.
+    "django.middleware.gzip.GZipMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",  # 503 + a sentence while the DB is away
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -124,6 +129,19 @@ AUTHENTICATION_BACKENDS = [
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# E-mail (password resets): printed to the console unless an SMTP server is configured, e.g.
+# EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend EMAIL_HOST=smtp.example.com.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "RayDeck <raydeck@localhost>")
+PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"

@@ -1,14 +1,45 @@
 import zoneinfo
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
 from apps.accounts.models import Profile
 
+User = get_user_model()
+
 
 class SignUpForm(UserCreationForm):
+    """A username, an e-mail address (for password resets) and a password; the browser's time
+    zone comes in a hidden field (static/js/time-zone.js fills it) and becomes the profile's."""
+
+    email = forms.EmailField(
+        label="E-mail", help_text="Only to send you a link if you forget your password."
+    )
+    time_zone = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
+
     class Meta(UserCreationForm.Meta):
-        fields = ("username",)
+        fields = ("username", "email")
+
+    field_order = ("username", "email", "password1", "password2", "time_zone")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].widget.attrs["data-browser-time-zone"] = ""
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"].strip()
+        if User.objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError(
+                "An account already uses this e-mail address: log in, or reset its password."
+            )
+        return email
+
+    def clean_time_zone(self) -> str:
+        # Nobody can correct a hidden field: a name zoneinfo does not know (an old browser, a
+        # hand-made request) falls back to UTC, which the profile page can change.
+        name = self.cleaned_data.get("time_zone") or ""
+        return name if name in zoneinfo.available_timezones() else "UTC"
 
 
 class ProfileForm(forms.ModelForm):

@@ -59,6 +59,9 @@ class Profile(models.Model):
         validators=[MaxValueValidator(99)],
         help_text="Lapses that make a card a leech (Anki's default, 8); 0 turns leeches off.",
     )
+    # "Learn N more new cards today": extra new cards allowed on one local day only.
+    extra_new_cards = models.PositiveSmallIntegerField(default=0)
+    extra_new_cards_on = models.DateField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"Profile of {self.user}"
@@ -71,6 +74,11 @@ class Profile(models.Model):
 
     def local_today(self, now: datetime | None = None) -> date:
         return (now or datetime.now(tz=zoneinfo.ZoneInfo("UTC"))).astimezone(self.zone).date()
+
+    def new_cards_limit(self, day) -> int:
+        """New cards allowed on the local `day`: the daily setting plus that day's extra."""
+        extra = self.extra_new_cards if self.extra_new_cards_on == day else 0
+        return self.new_cards_per_day + extra
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:

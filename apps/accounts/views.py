@@ -16,7 +16,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        profile_for(user)
+        profile = profile_for(user)
+        profile.time_zone = form.cleaned_data["time_zone"]
+        profile.save(update_fields=["time_zone"])
         # Two backends (django-axes first), so name the one that knows this password.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Pick a deck to start.")

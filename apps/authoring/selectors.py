@@ -101,7 +101,7 @@ def author_deck_list(user) -> QuerySet[Deck]:
 def deck_structure(deck: Deck) -> list[Section]:
     """Sections in order, each with its cards in order, for the deck editor."""
     cards = Card.objects.order_by("order", "id").only(
-        "id", "slug", "front", "order", "section_id", "deck_id"
+        "id", "slug", "front", "front_html", "order", "section_id", "deck_id"
     )
     return list(
         deck.sections.order_by("order", "id").prefetch_related(Prefetch("cards", queryset=cards))

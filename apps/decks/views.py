@@ -7,7 +7,9 @@ from apps.demos.selectors import live_demos_by_card
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.study import interview as study_interview
+from apps.study import progress
 from apps.study import selectors as study_selectors
+from apps.study.services import section_read
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -20,6 +22,10 @@ def home(request: HttpRequest) -> HttpResponse:
         for item in decks:
             item.study = counts.get(item.pk, {"due": 0, "new": 0})
         context["interview"] = study_interview.next_step(request.user)
+        paths = study_selectors.learning_path(request.user, decks, counts)
+        for item in decks:
+            item.path = paths[item.pk]
+    context["formulas"] = progress.FORMULAS
     return render(request, "decks/home.html", context)
 
 
@@ -31,6 +37,8 @@ def deck(request: HttpRequest, slug: str) -> HttpResponse:
 
 def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResponse:
     section = selectors.section_detail(request.user, deck_slug, section_slug)
+    if request.user.is_authenticated:
+        section_read(user=request.user, section=section)
     previous, following = selectors.section_neighbours(section)
     cards = list(section.cards.all())
     live = live_demos_by_card(section)

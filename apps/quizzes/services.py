@@ -227,11 +227,12 @@ def attempt_missed_cards(attempt: Attempt):
     return Card.objects.filter(quiz_questions__key__in=missed).distinct().order_by("pk")
 
 
-def attempt_cards_requeue(*, user, attempt: Attempt) -> int:
-    """ "Review these": put the missed questions' cards into the user's queue, due now."""
+def attempt_cards_requeue(*, user, attempt: Attempt) -> list[int]:
+    """ "Review these": put the missed questions' cards into the user's queue, due now.
+    Returns their ids (for a review of exactly those cards)."""
     from apps.study.services import cards_requeue
 
     cards = list(attempt_missed_cards(attempt))
     if cards:
         cards_requeue(user=user, cards=cards)
-    return len(cards)
+    return [card.pk for card in cards]

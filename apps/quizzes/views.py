@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -10,6 +11,7 @@ from apps.decks.selectors import visible_decks
 from apps.quizzes import scoring, selectors, services
 from apps.quizzes.forms import answers_from_form, question_fields, question_review
 from apps.quizzes.models import Attempt, Question, Quiz
+from apps.study.services import checkpoint_answer_record
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -146,11 +148,16 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
             request, "Submit the quiz first: then its missed questions' cards can be queued."
         )
         return redirect(attempt)
-    count = services.attempt_cards_requeue(user=request.user, attempt=attempt)
-    if count:
+    card_ids = services.attempt_cards_requeue(user=request.user, attempt=attempt)
+    if card_ids:
+        count = len(card_ids)
         messages.success(
-            request, f"{count} card{'s' if count != 1 else ''} queued: they are due now in Study."
+            request,
+            f"{count} card{'s' if count != 1 else ''} queued: re-learn them here now; they are "
+            "also due in your review queue.",
         )
+        # A review of exactly these cards, not of the whole queue they joined.
+        return redirect(reverse("study:review") + "?cards=" + ",".join(map(str, card_ids)))
     else:
         messages.info(request, "Nothing to review: every question got full marks.")
     return redirect(attempt)
@@ -184,6 +191,14 @@ def checkpoint_check(request: HtmxHttpRequest, slug: str, key: str) -> HttpRespo
             "answer": answers.get(question.key),
         }
         context["review"] = question_review(question, seed=None, result=result)
+        if request.user.is_authenticated and question.quiz.section_id:
+            # Still practice (nothing scored); the home page shows the checkpoint as done.
+            checkpoint_answer_record(
+                user=request.user,
+                section=question.quiz.section,
+                key=question.key,
+                right=scored.points >= scored.max_points,
+            )
     template = "quizzes/checkpoint.html"
     if request.htmx:
         template += "#feedback"

@@ -1,8 +1,10 @@
-"""The card browser's query (page and API alike): every parameter checked, none required."""
+"""The study app's forms: the card browser's query (page and API alike: every parameter
+checked, none required) and "learn N more new cards today"."""
 
 from django import forms
 
 from apps.study.browse import SORTS, STATES
+from apps.study.services import MORE_NEW_CARDS_MAX
 
 SORT_LABELS = {
     "": "deck order",
@@ -43,3 +45,10 @@ class BrowseForm(forms.Form):
     def error_text(self) -> str:
         """One sentence naming each refused parameter, e.g. "state: Select a valid choice."."""
         return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+
+
+class MoreNewCardsForm(forms.Form):
+    """ "Learn N more new cards today" on the review page's end-of-session summary."""
+
+    count = forms.IntegerField(min_value=1, max_value=MORE_NEW_CARDS_MAX)
+    deck = forms.SlugField(required=False)

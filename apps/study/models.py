@@ -165,3 +165,24 @@ class MemoryFit(models.Model):
 
     def __str__(self) -> str:
         return f"FSRS parameters of {self.user} ({self.reviews} reviews)"
+
+
+class SectionProgress(models.Model):
+    """How far a learner went through one section of a lesson: when they first opened it, and
+    which of its checkpoint questions they have answered right at least once (checkpoints are
+    practice and unscored; this only tells the home page whether one is done)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    section = models.ForeignKey("decks.Section", on_delete=models.CASCADE, related_name="+")
+    read_at = models.DateTimeField(null=True, blank=True)
+    checkpoint_right = models.JSONField(default=list, blank=True)  # question keys
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "section"], name="section_progress_one_per_section"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} / section {self.section_id}"

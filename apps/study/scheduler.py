@@ -183,6 +183,20 @@ def preview(state: CardSchedule, now: datetime, tz: tzinfo = UTC) -> dict[int, i
     return {grade: days_until_due(review(state, grade, now), now, tz) for grade in GRADES}
 
 
+def preview_ease(state: CardSchedule, now: datetime) -> dict[int, Decimal]:
+    """How much each grade 0..5 would change the easiness now (0 where SM-2 leaves it alone: a
+    failed grade, or a re-drill), for buttons such as "Easy - 1d - ease +0.10"."""
+    return {grade: review(state, grade, now).ease_factor - state.ease_factor for grade in GRADES}
+
+
+def format_ease_change(change: Decimal) -> str:
+    """ "ease +0.10", "ease −0.14", "ease ±0"."""
+    if change == 0:
+        return "ease ±0"
+    sign = "+" if change > 0 else "\u2212"
+    return f"ease {sign}{abs(change):.2f}"
+
+
 def format_days(days: int) -> str:
     """A short label for an interval: "today", "1d", "6d", "3mo", "1.3y"."""
     if days <= 0:

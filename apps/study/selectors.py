@@ -13,15 +13,27 @@ from zoneinfo import ZoneInfo
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value
-from django.db.models.functions import Coalesce, TruncDate
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    FloatField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce, TruncDate
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import compiled, scheduler
-from apps.study.models import MATURE_DAYS, CardState, NewCardCursor, ReviewLog
+from apps.study import compiled, progress, scheduler
+from apps.study.models import CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
 
@@ -88,7 +100,7 @@ def today(user, now: datetime | None = None) -> Today:
         end=end,
         new_done=done["new"],
         reviews_done=done["reviews"],
-        new_left=max(0, profile.new_cards_per_day - done["new"]),
+        new_left=max(0, profile.new_cards_limit(scheduler.local_date(now, zone)) - done["new"]),
         reviews_left=max(0, profile.reviews_per_day - done["reviews"]),
     )
 
@@ -210,7 +222,8 @@ def queue(
         limits = {"new": new_left, "due": reviews_left}
         return Queue(items, counts, now, zone, limits)
     target = size + (1 if avoid else 0)
-    sized = _sized_sql(deck is not None, profile.reviews_per_day, profile.new_cards_per_day, target)
+    new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
+    sized = _sized_sql(deck is not None, profile.reviews_per_day, new_limit, target)
     values = {"user": user.pk, "deck": deck.pk if deck is not None else None}
     with connection.cursor() as cursor:
         cursor.execute(sized.sql, sized.params(connection, values | {"start": start, "end": end}))
@@ -220,7 +233,7 @@ def queue(
         kind: row[5 + i * target : 5 + (i + 1) * target]
         for i, kind in enumerate(("redrill", "due", "new"))
     }
-    new_left = max(0, profile.new_cards_per_day - new_done)
+    new_left = max(0, new_limit - new_done)
     reviews_left = max(0, profile.reviews_per_day - reviews_done)
     counts = {"redrill": n_again, "due": min(n_due, reviews_left), "new": min(n_new, new_left)}
     picked: list[tuple[str, int]] = []
@@ -286,12 +299,13 @@ def queue_cards(
     profile = profile_for(user)
     zone = profile.zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
+    new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
     entry = compiled.sql(("cards", deck is not None), lambda: _cards_build(deck is not None))
     values = {
         "user": user.pk,
         "deck": deck.pk if deck is not None else None,
         "reviews_per_day": profile.reviews_per_day,
-        "new_per_day": profile.new_cards_per_day,
+        "new_per_day": new_limit,
         "start": start,
         "end": end,
     }
@@ -319,7 +333,7 @@ def queue_cards(
             )
         cards.append(QueueCard(kind, row[3], row[4], row[5], row[6], state))
     limits = {
-        "new": max(0, profile.new_cards_per_day - new_done),
+        "new": max(0, new_limit - new_done),
         "due": max(0, profile.reviews_per_day - reviews_done),
     }
     return QueueCards(cards, counts, limits)
@@ -486,6 +500,63 @@ def visible_deck(user, slug: str) -> Deck | None:
     return rows[0] if rows else None
 
 
+CARD_SET_MAX = 200
+
+
+def card_set_queue(user, card_ids: list[int], *, avoid: int | None = None, now=None) -> Queue:
+    """A queue of exactly these cards (e.g. a quiz's misses, "review these"): the ones still due
+    today, or never studied, in the order given; suspended cards and cards the user may not see
+    are left out. Counts are {"relearn": how many are left}. Two queries."""
+    now = now or timezone.now()
+    zone = profile_for(user).zone
+    start = scheduler.day_start(now, zone)
+    ids = list(dict.fromkeys(card_ids))[:CARD_SET_MAX]
+    cards = {
+        c.pk: c
+        for c in Card.objects.filter(pk__in=ids, deck__in=visible_decks(user)).select_related(
+            "section", "deck"
+        )
+    }
+    states = {s.card_id: s for s in CardState.objects.filter(user=user, card_id__in=list(cards))}
+    items = []
+    for pk in ids:
+        card, state = cards.get(pk), states.get(pk)
+        if card is None or (state is not None and state.suspended):
+            continue
+        if state is None:
+            items.append(QueueItem(card, None, "new"))
+        elif scheduler.is_due(state.schedule, now, zone):
+            seen_today = state.last_reviewed_at and state.last_reviewed_at >= start
+            items.append(QueueItem(card, state, "redrill" if seen_today else "due"))
+    if avoid and len(items) > 1:
+        items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
+    return Queue(items, {"relearn": len(items)}, now, zone)
+
+
+MORE_NEW_CARDS = 10
+
+
+@dataclass
+class NextSteps:
+    """What a learner can do when the queue is empty: learn more new cards today (`unseen` cards
+    were never studied), cram, or take a knowledge check."""
+
+    unseen: int
+    more: int  # what the "learn N more new cards today" button offers
+    knowledge_checks: list = field(default_factory=list)
+
+
+def next_steps(user, deck: Deck | None) -> NextSteps:
+    """Two queries (one without a deck)."""
+    from apps.quizzes.selectors import deck_knowledge_checks
+
+    cards = Card.objects.filter(deck=deck) if deck else Card.objects.filter(deck__is_published=True)
+    unseen = cards.exclude(states__user=user).count()
+    # The sections' own checks in lesson order first, the deck-wide final check last.
+    checks = sorted(deck_knowledge_checks(deck), key=lambda q: q.section_id is None) if deck else []
+    return NextSteps(unseen, min(unseen, MORE_NEW_CARDS), checks)
+
+
 def card_state(user, card: Card) -> CardState | None:
     return CardState.objects.filter(user=user, card=card).first()
 
@@ -538,8 +609,9 @@ class SectionMastery:
     deck: str
     title: str
     cards: int
-    learnt: int  # reviewed at least once and not lapsed back to 0
-    mature: int  # interval of 21 days or more
+    learnt: int  # progress.learned_q
+    mature: int  # progress.mature_q
+    deck_id: int = 0
 
     @property
     def learnt_pct(self) -> int:
@@ -551,6 +623,25 @@ class SectionMastery:
 
 
 @dataclass
+class DeckReadiness:
+    """One learner's figures for one deck, as the team dashboard computes them for a member."""
+
+    deck: str
+    cards: int
+    learned: int
+    retention: float | None
+    knowledge: float
+    checks: int
+
+    @property
+    def readiness(self) -> float:
+        return progress.readiness(
+            learned=self.learned, cards=self.cards, knowledge=self.knowledge,
+            retention=self.retention,
+        )  # fmt: skip
+
+
+@dataclass
 class Stats:
     today: date
     per_day: dict[date, int]  # reviews per local day over the last year
@@ -559,6 +650,7 @@ class Stats:
     streak: int
     mastery: list[SectionMastery]
     total_reviews: int
+    decks: list[DeckReadiness] = field(default_factory=list)
 
 
 def stats(user, now: datetime | None = None) -> Stats:
@@ -586,19 +678,23 @@ def stats(user, now: datetime | None = None) -> Stats:
     )
     for day, n in due:
         forecast[max(0, (day - today_local).days)] += n
-    month = logs.filter(kind=ReviewLog.Kind.REVIEW, reviewed_at__gte=now - timedelta(days=30))
-    mature = Q(state_before__interval_days__gte=MATURE_DAYS)
+    since = progress.retention_since(now, zone)
+    month = logs.filter(progress.retention_logs_q(), reviewed_at__gte=since)
+    mature = progress.mature_q("state_before__")
+    passed = Q(grade__gte=3)
     r = month.aggregate(
         young=Count("id", filter=~mature),
-        young_passed=Count("id", filter=~mature & Q(grade__gte=3)),
+        young_passed=Count("id", filter=~mature & passed),
         mature=Count("id", filter=mature),
-        mature_passed=Count("id", filter=mature & Q(grade__gte=3)),
+        mature_passed=Count("id", filter=mature & passed),
         total=Count("id"),
     )
     retention = {
         "young": (r["young_passed"], r["young"]),
         "mature": (r["mature_passed"], r["mature"]),
+        "all": (r["young_passed"] + r["mature_passed"], r["total"]),
     }
+    mastery = _mastery(user)
     streak, day = 0, today_local
     if not per_day.get(day):
         day -= timedelta(days=1)  # today's reviews may still be ahead; the streak holds
@@ -610,8 +706,9 @@ def stats(user, now: datetime | None = None) -> Stats:
         forecast=forecast,
         retention=retention,
         streak=streak,
-        mastery=_mastery(user),
+        mastery=mastery,
         total_reviews=sum(per_day.values()),
+        decks=_deck_readiness(user, mastery, since),
     )
 
 
@@ -622,13 +719,13 @@ def _mastery(user) -> list[SectionMastery]:
         .annotate(n=Count("cards", filter=CARDS_IN_USE))
         .order_by("deck__title", "order")
     )
-    progress = {
+    counts = {
         row["card__section_id"]: row
         for row in CardState.objects.filter(user=user, card__retired_at=None)
         .values("card__section_id")
         .annotate(
-            learnt=Count("id", filter=Q(repetitions__gt=0)),
-            mature=Count("id", filter=Q(interval_days__gte=MATURE_DAYS)),
+            learnt=Count("id", filter=progress.learned_q()),
+            mature=Count("id", filter=progress.mature_q()),
         )
     }
     return [
@@ -636,8 +733,196 @@ def _mastery(user) -> list[SectionMastery]:
             deck=s.deck.title,
             title=s.title,
             cards=s.n,
-            learnt=progress.get(s.pk, {}).get("learnt", 0),
-            mature=progress.get(s.pk, {}).get("mature", 0),
+            learnt=counts.get(s.pk, {}).get("learnt", 0),
+            mature=counts.get(s.pk, {}).get("mature", 0),
+            deck_id=s.deck_id,
         )
         for s in sections
     ]
+
+
+def _deck_readiness(user, mastery: list[SectionMastery], since: datetime) -> list[DeckReadiness]:
+    """Learned, retention, knowledge check and readiness per deck the learner has started: the
+    team dashboard's figures for one member (apps.study.progress). Two queries."""
+    from apps.quizzes.models import Quiz
+
+    decks: dict[int, DeckReadiness] = {}
+    for m in mastery:
+        row = decks.setdefault(m.deck_id, DeckReadiness(m.deck, 0, 0, None, 0.0, 0))
+        row.cards += m.cards
+        row.learned += m.learnt
+    reviews = (
+        ReviewLog.objects.filter(progress.retention_logs_q(), user=user, reviewed_at__gte=since)
+        .values("card__deck_id")
+        .annotate(n=Count("id"), passed=Count("id", filter=Q(grade__gte=3)))
+        .values_list("card__deck_id", "n", "passed")
+    )
+    for deck_id, n, passed in reviews:
+        if deck_id in decks:
+            decks[deck_id].retention = progress.retention(passed, n)
+    checks = Quiz.objects.filter(deck_id__in=list(decks), kind=Quiz.Kind.KNOWLEDGE_CHECK).annotate(
+        best=Max(
+            Cast("attempts__score", FloatField()) / Cast("attempts__max_score", FloatField()),
+            filter=Q(
+                attempts__user=user,
+                attempts__submitted_at__isnull=False,
+                attempts__score__isnull=False,
+                attempts__max_score__gt=0,
+            ),
+        )
+    )
+    best: dict[int, list[float]] = {}
+    for check in checks:
+        best.setdefault(check.deck_id, []).append(min(1.0, check.best or 0.0))
+    for deck_id, shares in best.items():
+        decks[deck_id].knowledge = sum(shares) / len(shares)
+        decks[deck_id].checks = len(shares)
+    return [d for d in decks.values() if d.learned or d.retention is not None or d.knowledge]
+
+
+# --- the guided path on the home page ----------------------------------------------------------
+
+
+@dataclass
+class SectionStep:
+    section: Section
+    cards: int
+    learned: int
+    read: bool
+    checkpoint_questions: int  # 0: the section has no checkpoint
+    checkpoint_right: int
+    quiz_score: int | None  # best knowledge-check percent for this section's checks, if taken
+    quiz_slug: str | None = None
+    checkpoint_slug: str | None = None
+
+    @property
+    def checkpoint_done(self) -> bool:
+        return self.checkpoint_questions > 0 and self.checkpoint_right >= self.checkpoint_questions
+
+
+@dataclass
+class DeckPath:
+    sections: list[SectionStep]
+    cards: int
+    learned: int
+    knowledge_checks: list  # (quiz, best percent or None), the deck's checks
+    next_label: str = ""
+    next_url: str = ""
+
+
+def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, DeckPath]:
+    """Each deck's sections with what the learner did (read, checkpoint answered right, cards
+    learned, knowledge-check score) and the one next step. Five queries whatever the size;
+    `due` is due_counts()' {deck id: {"due": n, "new": n}}."""
+    from apps.quizzes.models import Attempt, Question, Quiz
+    from apps.study.models import SectionProgress
+    from apps.study.progress import learned_q, percent
+
+    deck_ids = [d.pk for d in decks]
+    sections = list(
+        Section.objects.filter(deck_id__in=deck_ids)
+        .annotate(n=Count("cards"))
+        .order_by("deck_id", "order", "id")
+    )
+    learned = dict(
+        CardState.objects.filter(learned_q(), user=user, deck_id__in=deck_ids)
+        .values("card__section_id")
+        .annotate(n=Count("id"))
+        .values_list("card__section_id", "n")
+    )
+    progress = {
+        p.section_id: p for p in SectionProgress.objects.filter(user=user, section__in=sections)
+    }
+    keys: dict[int, set[str]] = {}
+    checkpoint_slug: dict[int, str] = {}
+    for section_id, key, slug in (
+        Question.objects.filter(
+            quiz__kind=Quiz.Kind.CHECKPOINT,
+            quiz__deck_id__in=deck_ids,
+            quiz__section__isnull=False,
+        )
+        .order_by("quiz__order", "quiz_id", "order", "id")
+        .values_list("quiz__section_id", "key", "quiz__slug")
+    ):
+        keys.setdefault(section_id, set()).add(key)
+        checkpoint_slug.setdefault(section_id, slug)
+    checks = list(
+        Quiz.objects.filter(deck_id__in=deck_ids, kind=Quiz.Kind.KNOWLEDGE_CHECK)
+        .annotate(
+            best=Subquery(
+                Attempt.objects.filter(
+                    user=user, quiz=OuterRef("pk"), submitted_at__isnull=False, max_score__gt=0
+                )
+                .order_by("-score")
+                .values("score")[:1]
+            ),
+            best_max=Subquery(
+                Attempt.objects.filter(
+                    user=user, quiz=OuterRef("pk"), submitted_at__isnull=False, max_score__gt=0
+                )
+                .order_by("-score")
+                .values("max_score")[:1]
+            ),
+        )
+        .order_by(F("section__order").asc(nulls_first=True), "order", "id")
+    )
+    paths = {d.pk: DeckPath([], 0, 0, []) for d in decks}
+    by_deck = {d.pk: d for d in decks}
+    for check in checks:
+        best = percent(float(check.best) / check.best_max) if check.best is not None else None
+        paths[check.deck_id].knowledge_checks.append((check, best))
+    section_checks = {c.section_id: (c, b) for c, b in
+                      ((c, b) for p in paths.values() for c, b in p.knowledge_checks)
+                      if c.section_id}  # fmt: skip
+    for section in sections:
+        section.deck = by_deck[section.deck_id]
+        done = progress.get(section.pk)
+        questions = keys.get(section.pk, set())
+        check = section_checks.get(section.pk)
+        step = SectionStep(
+            section=section,
+            cards=section.n,
+            learned=learned.get(section.pk, 0),
+            read=bool(done and done.read_at),
+            checkpoint_questions=len(questions),
+            checkpoint_right=len(questions & set(done.checkpoint_right)) if done else 0,
+            quiz_score=check[1] if check else None,
+            quiz_slug=check[0].slug if check else None,
+            checkpoint_slug=checkpoint_slug.get(section.pk),
+        )
+        path = paths[section.deck_id]
+        path.sections.append(step)
+        path.cards += step.cards
+        path.learned += step.learned
+    for deck in decks:
+        _next_step(deck, paths[deck.pk], due.get(deck.pk, {"due": 0, "new": 0}))
+    return paths
+
+
+def _next_step(deck: Deck, path: DeckPath, due: dict) -> None:
+    """Read the first unread section, then answer its checkpoint; with every section read, drill
+    what is due, then take the first knowledge check not passed yet."""
+    from django.urls import reverse
+
+    for step in path.sections:
+        number = f"{step.section.number:02d}"
+        if not step.read:
+            path.next_label = f"Read section {number}: {step.section.title}"
+            path.next_url = step.section.get_absolute_url()
+            return
+        if step.checkpoint_questions and not step.checkpoint_done:
+            path.next_label = f"Answer the checkpoint of section {number}: {step.section.title}"
+            path.next_url = f"{step.section.get_absolute_url()}#quiz-{step.checkpoint_slug}"
+            return
+    if due["due"] or due["new"]:
+        n = due["due"] + due["new"]
+        path.next_label = f"Review {n} card{'s' if n != 1 else ''} due today"
+        path.next_url = reverse("study:review-deck", args=[deck.slug])
+        return
+    for check, best in path.knowledge_checks:
+        if best is None or best < 100 * float(check.pass_mark):
+            path.next_label = f"Take the knowledge check: {check.title}"
+            path.next_url = reverse("quizzes:quiz", args=[check.slug])
+            return
+    path.next_label = f"Cram {deck.title} (nothing due until tomorrow)"
+    path.next_url = reverse("study:cram", args=[deck.slug])

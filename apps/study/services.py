@@ -17,7 +17,13 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.study import scheduler
-from apps.study.models import SCHEDULE_FIELDS, CardState, NewCardCursor, ReviewLog
+from apps.study.models import (
+    SCHEDULE_FIELDS,
+    CardState,
+    NewCardCursor,
+    ReviewLog,
+    SectionProgress,
+)
 from apps.study.scheduler import CardSchedule
 
 UNDO_DEPTH = 30
@@ -310,3 +316,47 @@ def cards_requeue(*, user, cards: Iterable[Card]) -> int:
             known.add(card.pk)
     CardState.objects.bulk_create(fresh, ignore_conflicts=True)
     return len(cards)
+
+
+MORE_NEW_CARDS_MAX = 100
+
+
+def new_cards_add(*, user, count: int, now: datetime | None = None) -> int:
+    """ "Learn N more new cards today": allow `count` more new cards on the learner's local
+    today only (tomorrow the daily setting applies again). Returns today's extra in all."""
+    if not 1 <= count <= MORE_NEW_CARDS_MAX:
+        raise StudyError(f"count must be 1 to {MORE_NEW_CARDS_MAX}, got {count}")
+    now = now or timezone.now()
+    with transaction.atomic():
+        profile = profile_for(user)
+        profile = type(profile).objects.select_for_update().get(pk=profile.pk)
+        today = scheduler.local_date(now, profile.zone)
+        already = profile.extra_new_cards if profile.extra_new_cards_on == today else 0
+        profile.extra_new_cards = min(already + count, 500)
+        profile.extra_new_cards_on = today
+        profile.save(update_fields=["extra_new_cards", "extra_new_cards_on"])
+    user.profile = profile
+    return profile.extra_new_cards
+
+
+def section_read(*, user, section) -> None:
+    """The learner opened the section's lesson: remember the first time (idempotent)."""
+    progress, created = SectionProgress.objects.get_or_create(
+        user=user, section=section, defaults={"read_at": timezone.now()}
+    )
+    if not created and progress.read_at is None:  # a checkpoint answered before the page was read
+        SectionProgress.objects.filter(pk=progress.pk, read_at=None).update(read_at=timezone.now())
+
+
+def checkpoint_answer_record(*, user, section, key: str, right: bool) -> None:
+    """A checkpoint question answered on the section page; right answers count towards the
+    checkpoint being done. Racing tabs lose nothing: the row is locked while its keys change."""
+    if not right:
+        return
+    with transaction.atomic():
+        progress, _ = SectionProgress.objects.select_for_update().get_or_create(
+            user=user, section=section
+        )
+        if key not in progress.checkpoint_right:
+            progress.checkpoint_right = [*progress.checkpoint_right, key]
+            progress.save(update_fields=["checkpoint_right"])

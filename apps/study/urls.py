@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("review/", views.review, name="review"),
     path("review/undo/", views.undo, name="undo"),
+    path("review/more-new-cards/", views.learn_more, name="learn-more"),
     path("review/<slug:deck_slug>/", views.review, name="review-deck"),
     path("cram/<slug:deck_slug>/", views.cram, name="cram"),
     path("stats/", views.stats, name="stats"),

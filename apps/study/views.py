@@ -7,9 +7,11 @@ import time
 import uuid
 from datetime import datetime, timedelta
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -19,8 +21,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import browse, charts, interview, scheduler, selectors, services
-from apps.study.forms import BrowseForm
+from apps.study import browse, charts, interview, progress, scheduler, selectors, services
+from apps.study.forms import BrowseForm, MoreNewCardsForm
 from apps.study.selectors import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
@@ -78,6 +80,14 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
     return f"Due: an interval of {days} day{plural} made it due on {due_day:%-d %b %Y}."
 
 
+def _card_ids(request) -> list[int]:
+    """The card set of a "review these" link (?cards=3,5,8), if any."""
+    raw = request.GET.get("cards", "")
+    return [int(pk) for pk in raw.split(",") if pk.isdigit() and len(pk) < 10][
+        : selectors.CARD_SET_MAX
+    ]
+
+
 def _review_context(
     request,
     deck: Deck | None,
@@ -90,14 +100,24 @@ def _review_context(
     leech=None,
 ):
     """What the review fragment shows. `done` (reviews so far this session) travels in the form,
-    so a grade costs no summary query; it is counted from the log on a page load and at the end."""
-    queue = selectors.queue(request.user, deck, size=1, avoid=avoid)
+    so a grade costs no summary query; it is counted from the log on a page load and at the end.
+    With ?cards=... the queue is exactly those cards (the ones still to re-learn)."""
+    card_ids = _card_ids(request)
+    if card_ids:
+        queue = selectors.card_set_queue(request.user, card_ids, avoid=avoid)
+    else:
+        queue = selectors.queue(request.user, deck, size=1, avoid=avoid)
     item = item or queue.next
     summary = None
     if done is None or item is None:
         summary = selectors.session_summary(request.user, since)
         done = summary.reviews
     remaining = queue.total
+    grade_url = reverse("study:review-deck", args=[deck.slug]) if deck else reverse("study:review")
+    undo_url = reverse("study:undo")
+    if card_ids:
+        card_set = "?cards=" + ",".join(map(str, card_ids))
+        grade_url, undo_url = grade_url + card_set, undo_url + card_set
     context = {
         "deck": deck,
         "queue": queue,
@@ -107,21 +127,29 @@ def _review_context(
         "done": done,
         "remaining": remaining,
         "progress_max": done + remaining,
-        "grade_url": reverse("study:review-deck", args=[deck.slug])
-        if deck
-        else reverse("study:review"),
-        "undo_url": reverse("study:undo"),
+        "grade_url": grade_url,
+        "undo_url": undo_url,
+        "card_ids": card_ids,
         "leech": leech,  # (card, lapses) when the grade just given made that card a leech
     }
+    if item is None:
+        context["next_steps"] = selectors.next_steps(request.user, deck)
     if item is not None:
         schedule = item.schedule or scheduler.new_state(queue.now)
         intervals = scheduler.preview(schedule, queue.now, queue.zone)
+        eases = scheduler.preview_ease(schedule, queue.now)
         context |= {
             "schedule": schedule,
             "is_new": item.state is None,
             "why": _why(item, schedule, queue.zone),
             "buttons": [
-                {"name": name, "grade": g, "key": key, "label": scheduler.format_days(intervals[g])}
+                {
+                    "name": name,
+                    "grade": g,
+                    "key": key,
+                    "label": scheduler.format_days(intervals[g]),
+                    "ease": scheduler.format_ease_change(eases[g]),
+                }
                 for name, g, key in BUTTONS
             ],
             "exact_grades": [
@@ -189,7 +217,7 @@ def review(request, deck_slug: str | None = None):
             if created and services.log_made_leech(log, profile_for(request.user).leech_threshold):
                 leech = (card, log.state_after["lapses"])
         if not request.htmx:
-            return redirect(request.path)
+            return redirect(request.get_full_path())
     else:
         deck = _deck(request.user, deck_slug)
         since = _session_start(request, fresh=not request.htmx)
@@ -219,6 +247,22 @@ def undo(request):
     if not request.htmx:
         return redirect(context["grade_url"])
     return _render_review(request, context)
+
+
+@login_required
+@require_POST
+def learn_more(request):
+    """ "Learn N more new cards today": raise today's new-card limit, then back to the review."""
+    form = MoreNewCardsForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest(form.errors.as_text(), content_type="text/plain")
+    deck = _deck(request.user, form.cleaned_data["deck"])
+    count = form.cleaned_data["count"]
+    services.new_cards_add(user=request.user, count=count)
+    messages.success(request, f"{count} more new card{pluralize(count)} today.")
+    return redirect(
+        reverse("study:review-deck", args=[deck.slug]) if deck else reverse("study:review")
+    )
 
 
 @login_required
@@ -303,6 +347,7 @@ def stats(request):
         "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
+        "formulas": progress.FORMULAS,
     }
     return render(request, "study/stats.html", context)
 

@@ -2,24 +2,24 @@
 
 `team_progress` issues a fixed number of queries (seven) whatever the team and deck size: every
 figure comes from an aggregate grouped by member (and section, or local day), never from a loop
-over members. The definitions below are the ones the dashboard page explains.
+over members. The definitions below are the ones the dashboard page explains; *learned*,
+*retention* and *readiness* are apps.study.progress's, the same as on the learner's stats page.
 
-- A card is *learned* by a member when their schedule has at least two successful repetitions
-  in a row (``repetitions >= 2``) and it is not overdue by more than a week
-  (``due_at >= now - 7 days``).
+- A card is *learned* as `apps.study.progress` says (``repetitions >= 1``).
 - *Mastery* of a section: the share of its cards the member has learned.
 - *Due backlog*: the member's cards of the deck due now (``due_at <= now``), suspended ones aside.
 - *Reviews in the last 7 / 30 days* and *retention* count the member's reviews of the deck's cards
   on their last 7 / 30 local days (today included, in their profile's time zone; UTC without a
-  profile). Retention is the share of those 30 days' reviews graded 3 or more; undone reviews do
-  not count.
+  profile); undone reviews do not count. *Retention* is `apps.study.progress`'s: the share of
+  those 30 days' reviews of due cards (first sightings of new cards and same-day re-drills
+  aside) graded 3 or more.
 - *Current streak*: consecutive local days with at least one review, ending today, or yesterday
   when today has none yet (the streak survives until the end of the next day). It looks back
   `STREAK_LOOKBACK_DAYS` days at most.
 - *Knowledge check*: the average, over the deck's knowledge checks, of the member's best score on
   each (a check not taken counts 0).
-- *Readiness* = 0.5 x overall mastery + 0.3 x knowledge check + 0.2 x retention (a missing part
-  counts 0).
+- *Readiness*: `apps.study.progress.readiness` (0.5 x overall mastery + 0.3 x knowledge check +
+  0.2 x retention, a missing part counting 0; 0 while no card is learned).
 - *Weakest concepts*: the deck's cards learned by the smallest share of the team.
 
 Privacy: a member who hides their details is counted in the team's averages and in the weakest
@@ -57,14 +57,12 @@ from django.utils import timezone
 
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Attempt, Quiz
+from apps.study import progress
 from apps.study.interview import interview_readiness
 from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Invite, Membership, Team
 
-LEARNED_MIN_REPETITIONS = 2
-LEARNED_OVERDUE_GRACE = timedelta(days=7)
 STREAK_LOOKBACK_DAYS = 365
-WEIGHTS = {"mastery": 0.5, "knowledge": 0.3, "retention": 0.2}
 WEAKEST_COUNT = 5
 
 
@@ -143,7 +141,8 @@ class MemberFigures:
     due_backlog: int = 0
     reviews_7d: int = 0
     reviews_30d: int = 0
-    good_30d: int = 0
+    good_30d: int = 0  # reviews counted by retention (progress.retention_logs_q) graded 3+
+    retention_reviewed: int = 0  # reviews counted by retention
     retention: float | None = None
     streak_days: int = 0
     knowledge_checks: dict[int, float] = field(default_factory=dict)  # quiz id -> best share
@@ -414,11 +413,7 @@ def _compute_team_progress(
     ]  # query 2
     card_count = sum(s.card_count for s in sections)
 
-    learned_q = Q(
-        repetitions__gte=LEARNED_MIN_REPETITIONS,
-        due_at__gte=now - LEARNED_OVERDUE_GRACE,
-        card__retired_at=None,  # a retired card counts neither in the deck nor as learned
-    )
+    learned_q = progress.learned_q() & Q(card__retired_at=None)  # retired: in neither count
     learned_by_section: dict[int, dict[int, int]] = defaultdict(dict)
     state_rows = (
         CardState.objects.filter(user_id__in=member_ids, deck=deck)
@@ -450,7 +445,11 @@ def _compute_team_progress(
         )
         .annotate(day=_local_day_expression(zones))
         .values("user_id", "day")
-        .annotate(n=Count("id"), good=Count("id", filter=Q(grade__gte=3)))
+        .annotate(
+            n=Count("id"),
+            reviewed=Count("id", filter=progress.retention_logs_q()),
+            passed=Count("id", filter=progress.retention_passed_q()),
+        )
         .order_by()
     )  # query 4
     today = {m.user_id: now.astimezone(_zone(m.time_zone)).date() for m in members}
@@ -468,7 +467,9 @@ def _compute_team_progress(
             member.reviews_7d += row["n"]
         if age < 30:
             member.reviews_30d += row["n"]
-            member.good_30d += row["good"]
+        if age < progress.RETENTION_DAYS:
+            member.retention_reviewed += row["reviewed"]
+            member.good_30d += row["passed"]
 
     checks = list(
         Quiz.objects.filter(deck=deck, kind=Quiz.Kind.KNOWLEDGE_CHECK).order_by("order", "id")
@@ -498,16 +499,17 @@ def _compute_team_progress(
             member.mastery[figure.section.pk] = share
             member.cells.append((figure, share, heat_level(share)))
         member.mastery_overall = member.cards_learned / card_count if card_count else 0.0
-        member.retention = member.good_30d / member.reviews_30d if member.reviews_30d else None
+        member.retention = progress.retention(member.good_30d, member.retention_reviewed)
         member.streak_days = _streak(active_days.get(member.user_id, set()), today[member.user_id])
         if checks:
             member.knowledge = sum(member.knowledge_checks.get(q.pk, 0.0) for q in checks) / len(
                 checks
             )
-        member.readiness = (
-            WEIGHTS["mastery"] * member.mastery_overall
-            + WEIGHTS["knowledge"] * member.knowledge
-            + WEIGHTS["retention"] * (member.retention or 0.0)
+        member.readiness = progress.readiness(
+            learned=member.cards_learned,
+            cards=card_count,
+            knowledge=member.knowledge,
+            retention=member.retention,
         )
 
     counted_ids = [m.user_id for m in _counted_for(members, viewer_id)]
@@ -524,9 +526,8 @@ def _compute_team_progress(
                 condition=Q(
                     # FilteredRelation takes no subquery; [0] keeps SQL valid with no members.
                     states__user_id__in=counted_ids or [0],
-                    states__repetitions__gte=LEARNED_MIN_REPETITIONS,
-                    states__due_at__gte=now - LEARNED_OVERDUE_GRACE,
-                ),
+                )
+                & progress.learned_q("states__"),
             ),
             learners=Count("learned_states"),
         )

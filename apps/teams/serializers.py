@@ -66,20 +66,23 @@ class MemberProgressSerializer(serializers.Serializer):
     is_you = serializers.BooleanField()
     hidden = serializers.BooleanField(help_text="Only ever true on your own row.")
     readiness = serializers.FloatField(
-        help_text="0.5 x mastery_overall + 0.3 x knowledge_check + 0.2 x retention (null as 0)."
+        help_text="0.5 x mastery_overall + 0.3 x knowledge_check + 0.2 x retention (null as 0); "
+        "0 while no card is learned."
     )
     mastery = serializers.DictField(
         child=serializers.FloatField(), help_text="Section slug -> share of its cards learned."
     )
     mastery_overall = serializers.FloatField(help_text="Share of the deck's cards learned.")
     cards_learned = serializers.IntegerField(
-        help_text="Cards with repetitions >= 2, not overdue by more than 7 days."
+        help_text="Cards learned: SM-2 repetitions >= 1 (graded 3+ and not failed since)."
     )
     due_backlog = serializers.IntegerField(help_text="Cards due now (suspended aside).")
     reviews_7d = serializers.IntegerField(help_text="Reviews on the member's last 7 local days.")
     reviews_30d = serializers.IntegerField(help_text="Reviews on the member's last 30 local days.")
     retention = serializers.FloatField(
-        allow_null=True, help_text="Share of the last 30 days' reviews graded >= 3."
+        allow_null=True,
+        help_text="Share of the last 30 local days' reviews of due cards (first sightings of "
+        "new cards and same-day re-drills aside) graded >= 3; null when there were none.",
     )
     streak_days = serializers.IntegerField(help_text="Consecutive local days with a review.")
     knowledge_check = serializers.FloatField(

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.middleware import HtmxDetails
 
+from apps.study.progress import FORMULAS
 from apps.teams import selectors, services
 from apps.teams.forms import InviteForm, TeamForm
 from apps.teams.models import Invite, Membership
@@ -87,6 +88,7 @@ def dashboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "sort": sort,
         "sort_columns": SORT_COLUMNS,
         "cache_seconds": selectors.progress_cache_seconds(),
+        "formulas": FORMULAS,
     }
     template = "teams/dashboard.html"
     if request.htmx and request.htmx.target == "member-table":
@@ -100,8 +102,8 @@ SORT_COLUMNS = [
     ("mastery", "Mastery"),
     ("learned", "Cards learned"),
     ("due", "Due now"),
-    ("reviews_7d", "Reviews 7 d"),
-    ("reviews_30d", "Reviews 30 d"),
+    ("reviews_7d", "Reviews 7\u00a0d"),
+    ("reviews_30d", "Reviews 30\u00a0d"),
     ("retention", "Retention"),
     ("streak", "Streak"),
     ("knowledge", "Knowledge check"),

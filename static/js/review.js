@@ -1,6 +1,7 @@
-// Review and cram keyboard: Space shows the answer; 1-4 press Again/Hard/Good/Easy; Shift+0..5
-// sends an exact SM-2 grade; Z undoes; S suspends the card; in cram, Right/Enter and Left move.
-// After htmx swaps in the next card, focus moves to it and the live region says which card it is.
+// Review and cram: a tap on the card or Space shows the answer; 1-4 press Again/Hard/Good/Easy;
+// Shift+0..5 sends an exact SM-2 grade; Z undoes; S suspends the card; in cram, Right/Enter and
+// Left move. After htmx swaps in the next card, focus moves to it and the live region says which
+// card it is.
 (function () {
   "use strict";
 
@@ -27,9 +28,21 @@
     answer.open = true;
     var back = document.getElementById("review-back") || document.getElementById("cram-back");
     if (back) back.focus();
-    announce("Answer shown. Grade with 1 to 4.");
+    announce(touch() ? "Answer shown. Choose Again, Hard, Good or Easy." : "Answer shown. Grade with 1 to 4.");
     return true;
   }
+
+  function touch() {
+    return window.matchMedia && window.matchMedia("(hover: none) and (pointer: coarse)").matches;
+  }
+
+  // A tap (or click) anywhere on an unrevealed card shows its answer, unless it lands on a link or
+  // a control of its own.
+  document.addEventListener("click", function (event) {
+    var card = event.target.closest && event.target.closest("#review-card, #cram-card");
+    if (!card || event.target.closest("a, button, summary, input, label, select, textarea")) return;
+    if (reveal()) event.preventDefault();
+  });
 
   function revealed() {
     var answer = document.getElementById("review-answer");

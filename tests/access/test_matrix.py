@@ -166,6 +166,13 @@ MATRIX: dict[str, list[Probe]] = {
     "accounts:signup": [P("get", r("accounts:signup"), PUBLIC)],
     "accounts:login": [P("get", r("accounts:login"), PUBLIC)],
     "accounts:logout": [P("post", r("accounts:logout"), PUBLIC)],
+    # Password reset: public by nature; a bad link says so (200) and changes nothing.
+    "accounts:password_reset": [P("get", r("accounts:password_reset"), PUBLIC)],
+    "accounts:password_reset_done": [P("get", r("accounts:password_reset_done"), PUBLIC)],
+    "accounts:password_reset_confirm": [
+        P("get", r("accounts:password_reset_confirm", "MQ", "not-a-token"), PUBLIC)
+    ],
+    "accounts:password_reset_complete": [P("get", r("accounts:password_reset_complete"), PUBLIC)],
     "accounts:profile": [
         P("get", r("accounts:profile"), SELF),
         P(
@@ -201,6 +208,15 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("study:review-deck", "alice-draft"), DRAFT_SELF),
     ],
     "study:undo": [P("post", r("study:undo"), SELF)],
+    "study:learn-more": [
+        P("post", r("study:learn-more"), SELF, lambda w: {"count": "5", "deck": "ray-basics"}),
+        P(
+            "post",
+            r("study:learn-more"),
+            DRAFT_SELF,
+            lambda w: {"count": "5", "deck": "alice-draft"},
+        ),
+    ],
     "study:cram": [
         P("get", r("study:cram", "ray-basics"), SELF),
         P("get", r("study:cram", "alice-draft"), DRAFT_SELF),

@@ -54,24 +54,26 @@ def test_unknown_slugs_give_a_friendly_404(client, small_deck, url):
     assert "Page not found" in response.content.decode()
 
 
-def test_pages_for_a_logged_in_user_cost_two_more_queries(
+def test_home_for_a_logged_in_user_costs_a_fixed_number_of_queries(
     client, small_deck, alice, django_assert_num_queries
 ):
     client.force_login(alice)
     # session + user + profile (time zone), then the page's own query, then the study due
-    # counts (today's reviews, states per deck)
-    with django_assert_num_queries(6):
+    # counts (today's reviews, states per deck), then the path (sections, cards learned, section
+    # progress, checkpoint questions, knowledge checks with best scores)
+    with django_assert_num_queries(11):
         assert client.get(reverse("home")).status_code == 200
 
 
 def test_sign_up_logs_in_and_creates_a_profile(client, django_user_model):
     response = client.post(
         reverse("accounts:signup"),
-        {"username": "dora", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"},
-    )
+        {"username": "dora", "email": "dora@example.com", "time_zone": "Asia/Kolkata",
+         "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"},
+    )  # fmt: skip
     assert response.status_code == 302
     user = django_user_model.objects.get(username="dora")
-    assert user.profile.time_zone == "UTC"
+    assert (user.email, user.profile.time_zone) == ("dora@example.com", "Asia/Kolkata")
     assert client.get(reverse("accounts:profile")).status_code == 200
 
 

@@ -27,7 +27,8 @@ def test_three_cards_by_keyboard_then_undo(page, alice, small_deck):
     assert not answer.is_visible()
     page.keyboard.press("Space")
     assert answer.is_visible()
-    assert page.get_by_role("button", name="Good, grade 4, next in 1d (key 3)").is_visible()
+    good = page.get_by_role("button", name="Good, grade 4, next in 1d, ease ±0 (key 3)")
+    assert good.is_visible()
     page.keyboard.press("3")  # Good = 4
     page.locator("#review-front", has_text="What is a Ray actor?").wait_for()
     # focus moved to the new card, and the live region says which card it is

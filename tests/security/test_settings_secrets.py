@@ -26,10 +26,13 @@ def test_settings_hold_no_literal_secret_but_the_dev_key_production_refuses():
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             # a URL with a password in it (postgres://u:p@h, redis://:p@h)
             assert not re.search(r"://[^/\s:@]*:[^/\s@]+@", node.value), node.value
-    # SECRET_KEY = os.environ.get("SECRET_KEY", DEV_SECRET_KEY): the name of the variable only
+    # SECRET_KEY = os.environ.get("SECRET_KEY", DEV_SECRET_KEY): the name of the variable only;
+    # EMAIL_HOST_PASSWORD likewise, with no password ("") when SMTP needs none
     assert literals == [
         ("DEV_SECRET_KEY", "dev-only-insecure-key-do-not-use-in-production"),
         ("SECRET_KEY", "SECRET_KEY"),
+        ("EMAIL_HOST_PASSWORD", "EMAIL_HOST_PASSWORD"),
+        ("EMAIL_HOST_PASSWORD", ""),
     ], literals
 
 

@@ -37,8 +37,12 @@ def test_review_page_shows_the_first_new_card_with_intervals_on_the_buttons(
 ):
     html = alice_client.get("/study/review/ray-basics/").content.decode()
     assert "What is a Ray task?" in html
-    assert re.search(r"Good\s*<small>1d</small>", html)
-    assert re.search(r"Again\s*<small>today</small>", html)
+    grade = (
+        r'{}</span>\s*<small class="grade-interval">{}</small><small class="grade-ease">{}</small>'
+    )
+    assert re.search(grade.format("Good", "1d", "ease ±0"), html)
+    assert re.search(grade.format("Easy", "1d", "ease \\+0.10"), html)
+    assert re.search(grade.format("Again", "today", "ease ±0"), html)
     assert 'aria-keyshortcuts="3"' in html and 'aria-live="polite"' in html
     assert "Why is this card here?" in html and "New card" in html
 
@@ -141,8 +145,8 @@ def test_stats_query_count_is_constant(alice, small_deck, django_assert_num_quer
     now = timezone.now()
     for card in small_deck.cards.all():
         review_record(user=alice, card=card, grade=4, now=now - timedelta(days=2))
-    # heatmap, forecast, retention, sections, mastery
-    with django_assert_num_queries(5):
+    # heatmap, forecast, retention, sections, mastery, then per deck: retention, checks
+    with django_assert_num_queries(7):
         data = selectors.stats(alice)
     assert data.streak == 0 and sum(data.per_day.values()) == 5
     assert data.forecast[0] == 5

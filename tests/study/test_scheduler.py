@@ -118,6 +118,25 @@ def test_preview_gives_the_interval_on_each_button():
     assert preview(third, third.due_at)[4] == 16  # EF 2.6 after the 5: ceil(6 x 2.6)
 
 
+def test_preview_ease_tells_good_from_easy_on_a_new_card():
+    new = new_state(T0)
+    assert preview(new, T0)[4] == preview(new, T0)[5] == 1
+    changes = scheduler.preview_ease(new, T0)
+    assert changes == {
+        0: Decimal("0.00"), 1: Decimal("0.00"), 2: Decimal("0.00"),
+        3: Decimal("-0.14"), 4: Decimal("0.00"), 5: Decimal("0.10"),
+    }  # fmt: skip
+    labels = [scheduler.format_ease_change(changes[g]) for g in (1, 3, 4, 5)]
+    assert labels == ["ease ±0", "ease \u22120.14", "ease ±0", "ease +0.10"]
+
+
+def test_preview_ease_is_zero_on_a_redrill_and_respects_the_floor():
+    redrill = review(new_state(T0), 3, T0)
+    assert set(scheduler.preview_ease(redrill, T0).values()) == {Decimal("0.00")}
+    floored = CardSchedule(repetitions=3, ease_factor=Decimal("1.35"), interval_days=6, due_at=T0)
+    assert scheduler.preview_ease(floored, T0)[3] == Decimal("-0.05")
+
+
 def test_json_round_trip_is_exact():
     state, _ = run_on_due_days([4, 3])
     assert CardSchedule.from_json(state.as_json()) == state

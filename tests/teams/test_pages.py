@@ -63,7 +63,7 @@ def test_dashboard_shows_visible_members_heatmap_and_definitions(client, studied
     assert "of whom 1 hid their details" in page
     assert "left out of the averages too" in page
     assert 'class="heat heat-3"' in page  # alice: 1 of 3 core cards is 33%
-    assert "0.5 × mastery of the whole deck + 0.3 × knowledge check + 0.2 × retention" in page
+    assert "0.5 × share of the deck&#x27;s cards learned + 0.3 × knowledge-check score" in page
     assert "/decks/ray-basics/rllib/#card-rllib-algorithm" in page  # a weakest card's link
     assert "Manage members" in page
 

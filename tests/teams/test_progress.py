@@ -58,9 +58,9 @@ def world(team, small_deck, alice, bob, charlie, dave):
     d = small_deck
     day = timedelta(days=1)
     state(alice, d, "ray-task", repetitions=2, due_in=3 * day, last=NOW - timedelta(hours=1))
-    state(alice, d, "ray-actor", repetitions=4, due_in=-6 * day)  # overdue 6 days: still learned
-    state(alice, d, "object-store", repetitions=3, due_in=-8 * day)  # overdue 8 days: not learned
-    state(alice, d, "rllib-algorithm", repetitions=1, due_in=-timedelta(hours=1))
+    state(alice, d, "ray-actor", repetitions=4, due_in=-6 * day)  # overdue: learned all the same
+    state(alice, d, "object-store", repetitions=0, due_in=-8 * day)  # lapsed (n=0): not learned
+    state(alice, d, "rllib-algorithm", repetitions=0, due_in=-timedelta(hours=1))  # failed
     for at, grade in [
         (NOW - timedelta(hours=2), 4),
         (NOW - timedelta(hours=1), 5),

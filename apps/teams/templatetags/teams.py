@@ -13,7 +13,7 @@ register = template.Library()
 def pct(value) -> str:
     """A share 0..1 as a whole percentage; a dash when there is nothing to measure."""
     if value is None or value == "":
-        return "–"
+        return "—"  # the stats page's dash too
     return f"{round(100 * float(value))}%"
 
 

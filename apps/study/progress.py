@@ -1,0 +1,79 @@
+"""One set of numbers: what *learned*, *mature*, *retention* and *readiness* mean, everywhere a
+person or an API client reads them (the stats page, the home page's path, the team dashboard, its
+CSV and the API). Each is defined once here; the pages print `FORMULAS` beside the figures.
+
+- A card is **learned** when the learner's schedule counts at least one successful review since
+  its last lapse (``repetitions >= 1``): graded 3 or more and not failed since.
+- A card is **mature** when its interval is 21 days or more.
+- **Retention** is the share of reviews graded 3 or more, over the reviews of cards that were
+  due (ReviewLog kind "review": not first sightings of new cards, nor same-day re-drills; undone
+  reviews aside) on the learner's last 30 local days, today included. No such review: no
+  retention (shown as "—"), never 100 %.
+- **Readiness** = 0.5 x the share of the deck's cards learned + 0.3 x the knowledge-check score
+  (the average of the best score on each of the deck's checks, one not taken counting 0) + 0.2 x
+  retention (none counting 0); with no card learned it is 0, whatever the other parts say.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, tzinfo
+
+from django.db.models import Q
+
+from apps.study import scheduler
+from apps.study.models import MATURE_DAYS, ReviewLog
+
+LEARNED_MIN_REPETITIONS = 1
+RETENTION_DAYS = 30
+WEIGHTS = {"learned": 0.5, "knowledge": 0.3, "retention": 0.2}
+
+FORMULAS = {
+    "learned": "a card is learned once you grade it 3 or more, until you fail it again "
+    "(SM-2 repetitions ≥ 1)",
+    "mature": f"a card is mature when its interval is {MATURE_DAYS} days or more",
+    "retention": f"reviews graded 3+ ÷ reviews of cards that were due, last {RETENTION_DAYS} "
+    "days (first sightings of new cards and same-day re-drills aside); — when there were none",
+    "readiness": "0.5 × share of the deck's cards learned + 0.3 × knowledge-check score + 0.2 × "
+    "retention (a missing part counts 0); 0 while no card is learned",
+}
+
+
+def learned_q(prefix: str = "") -> Q:
+    """CardState rows that count as learned (`prefix` for a relation, e.g. "states__")."""
+    return Q(**{f"{prefix}repetitions__gte": LEARNED_MIN_REPETITIONS})
+
+
+def mature_q(prefix: str = "") -> Q:
+    return Q(**{f"{prefix}interval_days__gte": MATURE_DAYS})
+
+
+def retention_logs_q(prefix: str = "") -> Q:
+    """ReviewLog rows that count towards retention (the window aside: see `retention_since`)."""
+    return Q(**{f"{prefix}kind": ReviewLog.Kind.REVIEW, f"{prefix}undone_at": None})
+
+
+def retention_passed_q(prefix: str = "") -> Q:
+    return retention_logs_q(prefix) & Q(**{f"{prefix}grade__gte": 3})
+
+
+def retention_since(now: datetime, zone: tzinfo) -> datetime:
+    """The first instant of the retention window: the learner's local day 29 days before today."""
+    return scheduler.day_start(now, zone) - timedelta(days=RETENTION_DAYS - 1)
+
+
+def retention(passed: int, reviewed: int) -> float | None:
+    return passed / reviewed if reviewed else None
+
+
+def readiness(*, learned: int, cards: int, knowledge: float, retention: float | None) -> float:
+    if not learned or not cards:
+        return 0.0
+    return (
+        WEIGHTS["learned"] * learned / cards
+        + WEIGHTS["knowledge"] * knowledge
+        + WEIGHTS["retention"] * (retention or 0.0)
+    )
+
+
+def percent(share: float | None) -> int | None:
+    return round(100 * share) if share is not None else None
