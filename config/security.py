@@ -6,9 +6,12 @@ from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.http import JsonResponse
 from django.shortcuts import render
+from redis.exceptions import RedisError
 from rest_framework import throttling
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
+
+from config.cache import DegradingRedisCache
 
 
 def client_ip(request) -> str:
@@ -27,6 +30,28 @@ def client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
+def count_request(cache, key: str, ttl: int) -> int:
+    """Bump the counter `key` (kept `ttl` seconds) in `cache` and return the new count."""
+    if isinstance(cache, RedisCache) and not getattr(cache, "degraded", False):
+        # One round trip, atomic: INCR and EXPIRE in a MULTI.
+        name = cache.make_and_validate_key(key)
+        try:
+            pipe = cache._cache.get_client(name, write=True).pipeline()
+            count, _ = pipe.incr(name).expire(name, ttl).execute()
+            return count
+        except RedisError as exc:
+            if not isinstance(cache, DegradingRedisCache):
+                raise
+            cache.failed(exc)
+    if isinstance(cache, DegradingRedisCache):
+        cache = cache.local
+    # Files (one machine) or memory: read and write back, which two processes can interleave,
+    # so a burst may count a little short. Redis is exact.
+    count = (cache.get(key) or 0) + 1
+    cache.set(key, count, ttl)
+    return count
+
+
 class _CountingThrottle:
     """A fixed-window counter in the shared cache, in place of DRF's list of request times.
 
@@ -34,7 +59,8 @@ class _CountingThrottle:
     doing that at once lose a count, and the pickled list grows with the rate. Here each window
     has one integer key bumped with Redis' INCR, so every worker's requests count and a check
     costs one round trip at any rate. A client can spend up to twice the rate across a window
-    boundary; for abuse limits that is fine.
+    boundary; for abuse limits that is fine. While Redis is out of reach the count is kept in
+    this process's memory (config.cache), so the API keeps answering, each worker counting alone.
 
     Rates are read per request (DRF binds DEFAULT_THROTTLE_RATES at import), so settings and
     tests can change them live.
@@ -60,17 +86,7 @@ class _CountingThrottle:
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
         key, ttl = f"{key}_{window}", int(self.window_ends - self.now) + 1
-        if isinstance(self.cache, RedisCache):
-            # One round trip, atomic: INCR and EXPIRE in a MULTI.
-            name = self.cache.make_and_validate_key(key)
-            pipe = self.cache._cache.get_client(name, write=True).pipeline()
-            count, _ = pipe.incr(name).expire(name, ttl).execute()
-        else:
-            # Files (one machine): read and write back, which two processes can interleave,
-            # so a burst may count a little short. Redis is exact.
-            count = (self.cache.get(key) or 0) + 1
-            self.cache.set(key, count, ttl)
-        return count <= self.num_requests
+        return count_request(self.cache, key, ttl) <= self.num_requests
 
     def wait(self):
         return max(1.0, self.window_ends - self.now)

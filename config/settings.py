@@ -190,9 +190,15 @@ CACHE_URL = os.environ.get("CACHE_URL", "")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Redis, or process memory while Redis is out of reach (config/cache.py): the cache
+            # holds only throttle counts and dashboards, so an outage must not fail requests.
+            "BACKEND": "config.cache.DegradingRedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": "raydeck",
+            "OPTIONS": {
+                "socket_connect_timeout": float(os.environ.get("CACHE_TIMEOUT_S", 0.5)),
+                "socket_timeout": float(os.environ.get("CACHE_TIMEOUT_S", 0.5)),
+            },
         }
     }
 elif CACHE_URL:
