@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",  # 503 + a sentence while the DB is away
+    "config.limits.RequestBytesMiddleware",  # 400 for NUL or non-UTF-8 in path, query, form
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -219,6 +220,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies: UTF-8, no NUL, nesting bounded (config/limits.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.limits.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "config.api.DocumentedErrors",  # successes and the JSON errors
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_RENDERER_CLASSES": [

@@ -43,6 +43,7 @@ from apps.decks.content import (
 )
 from apps.decks.markdown import render_markdown
 from apps.decks.models import Deck
+from config import limits
 
 IMPORT_FORMATS = ("yaml", "json", "csv", "anki")
 EXPORT_FORMATS = ("yaml", "json", "csv", "apkg")
@@ -465,6 +466,11 @@ def import_document(
         if fmt == "json":
             match = _JSON_NUL.search(text)
             _nul_refuse(text, match.start() if match else -1, source)
+            try:
+                limits.json_depth_check(text)
+            except limits.NestingTooDeep as exc:
+                problem = f"nested more than {limits.MAX_NESTING} levels deep"
+                raise ContentError(source, exc.where, problem) from None
             try:
                 data_doc = json.loads(text)
             except json.JSONDecodeError as exc:

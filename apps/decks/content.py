@@ -14,6 +14,7 @@ import yaml
 from django.db import transaction
 
 from apps.decks.models import Card, Concept, Deck, Section
+from config import limits
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -74,13 +75,25 @@ class LoadResult:
 
 class _NoAliasLoader(yaml.SafeLoader):
     """Content files never need anchors and aliases; refusing them stops a small file from
-    expanding into millions of entries (a "billion laughs") that no size limit would catch."""
+    expanding into millions of entries (a "billion laughs") that no size limit would catch.
+    Nesting is bounded by config.limits (the composer recurses once per level)."""
+
+    depth = 0
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)
-        return super().compose_node(parent, index)
+        self.depth += 1
+        try:
+            limits.nesting_refuse(self.depth)
+        except limits.NestingTooDeep as exc:
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, str(exc), mark) from None
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def read_yaml(text: str, source: str) -> Any:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.demos.test_pages_api import broker_down  # noqa: F401  (fixture)
+from tests.quizzes.conftest import core_check, quiz_path, quizzes  # noqa: F401  (fixtures)
 from tests.teams.conftest import team  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
