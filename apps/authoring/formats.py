@@ -43,7 +43,7 @@ from apps.decks.content import (
 )
 from apps.decks.markdown import render_markdown
 from apps.decks.models import Deck
-from config import limits
+from config import csv_safety, limits
 
 IMPORT_FORMATS = ("yaml", "json", "csv", "anki")
 EXPORT_FORMATS = ("yaml", "json", "csv", "apkg")
@@ -178,22 +178,10 @@ def _rows_check(rows: list[CardRow], source: str) -> None:
         seen[row.slug] = row.line
 
 
-# A cell starting with one of these is a formula to Excel and LibreOffice (CSV injection). The
-# export puts a ' before such a cell, also when apostrophes come before the formula character,
-# so the import takes exactly one ' off those cells again and the round trip stays exact.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _formula_like(value: str) -> bool:
-    return value.lstrip("'").startswith(FORMULA_STARTS)
-
-
-def csv_cell_defuse(value: str) -> str:
-    return "'" + value if _formula_like(value) else value
-
-
-def csv_cell_restore(value: str) -> str:
-    return value[1:] if value[:1] == "'" and _formula_like(value[1:]) else value
+# CSV injection: one module defuses every CSV the app writes (config/csv_safety.py); the
+# import takes the ' off again.
+FORMULA_STARTS = csv_safety.FORMULA_STARTS
+csv_cell_defuse, csv_cell_restore = csv_safety.cell_defuse, csv_safety.cell_restore
 
 
 def csv_rows(text: str, source: str) -> list[CardRow]:
@@ -517,7 +505,7 @@ def export_json(deck: Deck) -> str:
 
 def export_csv(deck: Deck) -> str:
     out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_safety.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for card in deck.cards.select_related("section").order_by("section__order", "order", "id"):
         tags = " ".join(card.tags)
@@ -526,7 +514,7 @@ def export_csv(deck: Deck) -> str:
             tags = ", ".join(card.tags) + ("," if len(card.tags) == 1 else "")
         row = [card.slug, card.section.slug, card.section.title, card.front, card.back, card.why,
                tags]  # fmt: skip
-        writer.writerow([csv_cell_defuse(cell) for cell in row])
+        writer.writerow(row)
     return out.getvalue()
 
 
