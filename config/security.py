@@ -4,8 +4,9 @@ from axes.helpers import get_cool_off, get_failure_limit
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.html import escape
 from redis.exceptions import RedisError
 from rest_framework import throttling
 from rest_framework.permissions import SAFE_METHODS
@@ -144,3 +145,50 @@ def lockout_response(request, original_response=None, credentials=None):
         response = render(request, "accounts/locked_out.html", {"message": message}, status=429)
     response["Retry-After"] = str(int(get_cool_off(request).total_seconds()))
     return response
+
+
+class PageWriteThrottleMiddleware:
+    """Every page write (a POST, PUT, PATCH or DELETE outside /api/: a grade from the review
+    page, an import, a team form) counted against the same "write" rate and counter as the API's
+    WriteThrottle, per user (or address when signed out): 429 with Retry-After and a sentence,
+    as a page, or for htmx a notice just above the form that sent it (which stays in place for
+    the retry). The API is left to DRF's throttles, the admin to staff."""
+
+    EXEMPT = ("/api/", "/admin/")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.throttle = WriteThrottle
+
+    def __call__(self, request):
+        if request.method not in SAFE_METHODS and not request.path_info.startswith(self.EXEMPT):
+            throttle = self.throttle()
+            if throttle.rate is not None:
+                key = throttle.get_cache_key(request, None)
+                throttle.now = throttle.timer()
+                window = int(throttle.now // throttle.duration)
+                throttle.window_ends = (window + 1) * throttle.duration
+                ttl = int(throttle.window_ends - throttle.now) + 1
+                if count_request(throttle.cache, f"{key}_{window}", ttl) > throttle.num_requests:
+                    return self.refusal(request, throttle)
+        return self.get_response(request)
+
+    @staticmethod
+    def refusal(request, throttle):
+        seconds = int(throttle.wait() + 0.999)
+        message = (
+            f"That is more than {throttle.num_requests} changes in "
+            f"{int(throttle.duration)} seconds, so this one was not saved. "
+            f"Wait {seconds} second{'s' if seconds != 1 else ''} and send it again."
+        )
+        if request.headers.get("HX-Request") == "true":
+            response = HttpResponse(
+                f'<p class="review-notice" role="alert">{escape(message)}</p>', status=429
+            )
+            response["HX-Retarget"] = "this"
+            response["HX-Reswap"] = "beforebegin"
+        else:
+            context = {"title": "Too many requests", "message": message}
+            response = render(request, "error.html", context, status=429)
+        response["Retry-After"] = str(seconds)
+        return response
