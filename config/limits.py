@@ -4,9 +4,10 @@
   quiz answer 3), while Python's parsers recurse once per level and fail with a RecursionError
   (a 500) near 1,000. JSON is measured by a linear scan before it is parsed (`json_depth_check`),
   YAML while it is composed (apps/decks/content.py counts through `nesting_refuse`).
-- Bytes: a NUL character or invalid UTF-8 in a path, a query string or a form or JSON body is
-  refused with a 400 before any view runs (`RequestBytesMiddleware`): PostgreSQL cannot store a
-  NUL, and bytes that are not text name nothing the app has.
+- Bytes: a NUL character or invalid UTF-8 in a path, a query string or a form body is refused
+  with a 400 before any view runs (`RequestBytesMiddleware`), a JSON body that is not UTF-8 by
+  the parser, and a NUL in a raw JSON value by `NulFreeJSONField` (CharField refuses one
+  itself): PostgreSQL cannot store a NUL, and bytes that are not text name nothing the app has.
 - Types: `StrictUUIDField` takes a UUID only as a string (DRF's UUIDField also takes an integer,
   so `false` and `12345` became UUIDs).
 
@@ -16,6 +17,7 @@ Each refusal is a sentence naming the field or the part of the request and the p
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import unquote_to_bytes
 
 from django.http import JsonResponse
@@ -93,8 +95,9 @@ def nul_path(value, path: str = "") -> str | None:
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with the body required to be UTF-8, nest at most MAX_NESTING levels
-    and hold no NUL character; each refusal a 400 that names the field."""
+    """DRF's JSON parser, with the body required to be UTF-8 and to nest at most MAX_NESTING
+    levels; each refusal a 400 that names the field. (A NUL inside a string is refused by the
+    field that keeps it: CharField does, NulFreeJSONField for raw JSON values.)"""
 
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read() if stream is not None else b""
@@ -107,13 +110,21 @@ class JSONParser(parsers.JSONParser):
         except NestingTooDeep as exc:
             raise ParseError(str(exc)) from None
         try:
-            data = json.loads(text) if text.strip() else None
+            return json.loads(text) if text.strip() else None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+
+
+class NulFreeJSONField(serializers.JSONField):
+    """Raw JSON kept as it is (a quiz answer, a demo parameter): PostgreSQL's jsonb cannot hold
+    a NUL, so a string or key holding one is refused, naming where."""
+
+    def to_internal_value(self, data):
         where = nul_path(data)
         if where:
-            raise ParseError(f"{where}: a NUL character (\\u0000) is not allowed")
-        return data
+            place = "" if where == "body" else f" (at {where})"
+            raise serializers.ValidationError(f"a NUL character (\\u0000) is not allowed{place}")
+        return super().to_internal_value(data)
 
 
 class StrictUUIDField(serializers.UUIDField):
@@ -131,6 +142,7 @@ class StrictUUIDField(serializers.UUIDField):
 # Request bytes -------------------------------------------------------------------------------
 
 FORM = "application/x-www-form-urlencoded"
+_REQUOTED = re.compile("%[89A-F][0-9A-F]")
 
 
 def _bad_bytes(raw: bytes) -> str | None:
@@ -166,10 +178,13 @@ class RequestBytesMiddleware:
 
     @staticmethod
     def problem(request) -> str | None:
-        path = request.META.get("PATH_INFO", "").encode("latin-1", "replace")
-        bad = _bad_bytes(path)
-        if bad:
-            return f"The address holds {bad}: check the link."
+        # Django has decoded the path already, re-quoting bytes that are not UTF-8 as %XX
+        # (always 80 to FF); no route of the app has a literal "%" in it.
+        path = request.path_info
+        if "\x00" in path:
+            return "The address holds a NUL character: check the link."
+        if _REQUOTED.search(path):
+            return "The address holds bytes that are not UTF-8: check the link."
         query = request.META.get("QUERY_STRING", "")
         bad = _bad_bytes(unquote_to_bytes(query.replace("+", " ")))
         if bad:

@@ -7,7 +7,7 @@ Nothing before submission carries a field that knows what is right: options are 
 from rest_framework import serializers
 
 from apps.quizzes.models import Question, Quiz
-from config.limits import StrictUUIDField
+from config.limits import NulFreeJSONField, StrictUUIDField
 
 
 class QuizListSerializer(serializers.ModelSerializer):
@@ -75,7 +75,7 @@ class AttemptCreateSerializer(serializers.Serializer):
     # An object in the schema (a JSONField is "anything"): each answer's shape is checked
     # against its question by the service, which names the question it refuses.
     answers = serializers.DictField(
-        child=serializers.JSONField(),
+        child=NulFreeJSONField(),
         error_messages={
             "not_a_dict": "answers must be an object of question id to answer, got {input_type}"
         },

@@ -103,12 +103,20 @@ def test_a_nul_and_invalid_utf8_in_a_page_path_is_a_400_page(client, alice):
     assert "The address holds a NUL character" in page and '<main id="main"' in page
 
 
-def test_a_nul_in_a_json_string_is_a_400_naming_the_field(alice, small_deck):
-    card = Card.objects.filter(deck=small_deck).first()
-    body = {"card": card.pk, "grade": 4, "client_id": "a\u0000b"}
-    response = client_for(alice).post("/api/reviews/", body, format="json")
+def test_a_nul_in_a_quiz_answer_is_a_400_naming_the_field(alice, core_check):
+    question = core_check.questions.first()
+    body = {"answers": {str(question.pk): ["a\u0000b"]}}
+    response = client_for(alice).post(
+        f"/api/quizzes/{core_check.slug}/attempts/", body, format="json"
+    )
     assert response.status_code == 400
-    assert response.json()["error"].startswith("client_id: a NUL character")
+    assert response.json()["error"].startswith(f"answers: {question.pk}: a NUL character")
+
+
+def test_a_nul_in_a_demo_parameter_is_a_400_naming_it(alice):
+    body = {"demo": "vtrace", "params": {"n_items": "1\u0000"}}
+    response = client_for(alice).post("/api/demo-runs/", body, format="json")
+    assert response.status_code == 400 and "NUL" in response.json()["error"]
 
 
 def test_invalid_utf8_in_a_json_body_is_a_400(alice):
