@@ -501,10 +501,14 @@ class DeckExport(AuthorView, APIView):
     @extend_schema(
         parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=EXPORT_FORMATS)],
         # Each format's own content type, as the response says (charset aside); json is the
-        # deck file as a JSON object, the others are files.
+        # deck file as a JSON object, yaml and csv are text, apkg (a zip) is binary.
         responses={
             (200, CONTENT_TYPES[fmt].split(";")[0]): (
-                OpenApiTypes.OBJECT if fmt == "json" else OpenApiTypes.BINARY
+                OpenApiTypes.OBJECT
+                if fmt == "json"
+                else OpenApiTypes.BINARY
+                if fmt == "apkg"
+                else OpenApiTypes.STR
             )
             for fmt in EXPORT_FORMATS
         },
