@@ -252,6 +252,7 @@ THROTTLED_WRITE_VIEWS = {
     "apps.quizzes.api.AttemptCreate",
     "apps.demos.api.DemoRunCreate",
     "apps.authoring.api.DeckImport",
+    "apps.authoring.api.ImportJobCreate",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RayDeck API",

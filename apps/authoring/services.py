@@ -12,14 +12,17 @@ Two rules hold everywhere:
   revision, so the text before any edit can always be restored.
 """
 
+import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
-from apps.authoring.models import DeckAuthor, Revision
+from apps.authoring.models import DeckAuthor, ImportJob, Revision
 from apps.authoring.selectors import can_author
 from apps.decks.content import SLUG_RE, ContentError, DeckDoc, LoadResult, deck_apply
 from apps.decks.models import Card, Deck, Section
@@ -29,6 +32,7 @@ from apps.quizzes.content import _apply_question, _parse_question
 from apps.quizzes.models import Question, Quiz
 from apps.study.services import card_learners_requeue
 
+log = logging.getLogger(__name__)
 CARD_FIELDS = ("section", "slug", "front", "back", "why", "tags")
 Source = Revision.Source
 
@@ -603,10 +607,13 @@ def revision_restore(
 
 
 @transaction.atomic
-def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False) -> LoadResult:
+def deck_import(
+    *, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False, progress=None
+) -> LoadResult:
     """Apply a whole deck document (from any import format) in one transaction, with a
     revision for every card it creates or changes. A deck new to this site is created as a
-    draft unless `publish`; only staff may create decks, authors may update theirs."""
+    draft unless `publish`; only staff may create decks, authors may update theirs.
+    `progress(cards_done)` follows the write (deck_apply's), for a job's progress bar."""
     deck = Deck.objects.filter(slug=doc.slug).first()
     if deck is None and not (user is None or user.is_staff):
         raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
@@ -615,7 +622,7 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
     before = {}
     if deck is not None:
         before = {c.slug: card_data(c) for c in deck.cards.select_related("section")}
-    result = deck_apply(doc, dry_run=dry_run)
+    result = deck_apply(doc, dry_run=dry_run, progress=progress)
     if dry_run:
         return result
     created = deck is None
@@ -636,3 +643,137 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
             note="changed by import" if old else "created by import",
         )  # fmt: skip
     return result
+
+
+# Imports as jobs ------------------------------------------------------------------------------
+
+
+class ImportBusy(Exception):
+    """Another import of the same deck is queued or running (409)."""
+
+
+def _busy_message(deck_slug: str) -> str:
+    return (
+        f"Another import of deck {deck_slug!r} is queued or running; wait for it to finish "
+        "(its progress is on the import page), then import again."
+    )
+
+
+def import_job_create(
+    *, user, data: bytes, filename: str, options: dict, dry_run: bool = False
+) -> ImportJob:
+    """Store an upload as an ImportJob and hand it to the worker once committed. `options`:
+    fmt, deck_slug, deck_title, section, publish. A second job for a deck that has one queued or
+    running is refused with ImportBusy (a dry run never is: it writes nothing)."""
+    deck_slug = options.get("deck_slug", "") or ""
+    with transaction.atomic():
+        if (
+            deck_slug
+            and ImportJob.objects.filter(deck_slug=deck_slug, status__in=ImportJob.ACTIVE).exists()
+        ):
+            raise ImportBusy(_busy_message(deck_slug))
+        try:
+            with transaction.atomic():
+                job = ImportJob.objects.create(
+                    user=user, deck_slug=deck_slug, filename=filename, data=data,
+                    dry_run=dry_run, options={k: v for k, v in options.items() if k != "deck_slug"},
+                )  # fmt: skip
+        except IntegrityError:  # a second tab won the race for the deck
+            raise ImportBusy(_busy_message(deck_slug)) from None
+        transaction.on_commit(lambda: _import_job_enqueue(job))
+    return job
+
+
+def _import_job_enqueue(job: ImportJob) -> None:
+    from apps.authoring.tasks import import_job_run_task
+
+    try:
+        import_job_run_task.delay(job.pk)
+    except Exception as exc:
+        log.exception("could not send import job %s to the broker", job.pk)
+        error = (
+            "Nothing was imported: the task broker did not answer "
+            f"({type(exc).__name__}). Try again in a minute."
+        )
+        _import_job_fail(job.pk, error)
+        job.status, job.error = ImportJob.Status.FAILED, error
+
+
+def _import_job_fail(job_id: int, error: str) -> None:
+    ImportJob.objects.filter(pk=job_id, status__in=ImportJob.ACTIVE).update(
+        status=ImportJob.Status.FAILED, error=error, finished_at=timezone.now()
+    )
+
+
+def import_job_time_out(*, job_id: int, seconds: int) -> None:
+    _import_job_fail(
+        job_id, f"Nothing was imported: the import took longer than {seconds} s. Split the file."
+    )
+
+
+def _progress_key(job_id: int) -> str:
+    return f"import-job-progress:{job_id}"
+
+
+def import_job_progress(job: ImportJob) -> float:
+    """0..1: 1 once finished; while running, the share of cards written so far (kept in the
+    cache by the worker, outside the import's transaction, so the page can see it)."""
+    if job.finished:
+        return 1.0
+    if job.status == ImportJob.Status.QUEUED or not job.rows_total:
+        return 0.0
+    done = cache.get(_progress_key(job.pk)) or 0
+    return min(0.99, done / job.rows_total)
+
+
+def import_job_run(*, job_id: int) -> str | None:
+    """The worker's side: claim a queued job, parse its file, write it in one transaction and
+    record the counts (or the reason nothing was imported). Idempotent: a job already claimed
+    or finished is left alone."""
+    from apps.authoring.formats import import_document
+
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+    )
+    if claimed != 1:
+        return None
+    job = ImportJob.objects.select_related("user").get(pk=job_id)
+    options = job.options
+    try:
+        doc = import_document(
+            bytes(job.data), filename=job.filename, fmt=options.get("fmt"),
+            deck_slug=job.deck_slug, deck_title=options.get("deck_title", ""),
+            section=options.get("section", ""),
+        )  # fmt: skip
+        rows = sum(len(s.cards) for s in doc.sections)
+        try:
+            with transaction.atomic():
+                ImportJob.objects.filter(pk=job_id).update(deck_slug=doc.slug, rows_total=rows)
+        except IntegrityError:
+            _import_job_fail(job_id, f"Nothing was imported. {_busy_message(doc.slug)}")
+            return ImportJob.Status.FAILED
+        job.rows_total = rows
+
+        def progress(done: int) -> None:
+            cache.set(_progress_key(job_id), done, 3600)
+
+        with transaction.atomic():
+            result = deck_import(
+                doc=doc, user=job.user, dry_run=job.dry_run,
+                publish=bool(options.get("publish")), progress=progress,
+            )  # fmt: skip
+    except ContentError as exc:
+        _import_job_fail(job_id, f"Nothing was imported. {exc}")
+        return ImportJob.Status.FAILED
+    except (PermissionDenied, ValidationError) as exc:
+        message = " ".join(getattr(exc, "messages", [str(exc)]))
+        _import_job_fail(job_id, f"Nothing was imported. {message}")
+        return ImportJob.Status.FAILED
+    ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
+        status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
+        result={"deck": result.deck, "dry_run": job.dry_run, "created": result.created,
+                "changed": result.changed, "unchanged": result.unchanged,
+                "changed_slugs": result.changed_slugs, "summary": str(result)},
+    )  # fmt: skip
+    cache.delete(_progress_key(job_id))
+    return ImportJob.Status.SUCCEEDED

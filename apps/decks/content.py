@@ -73,6 +73,9 @@ class LoadResult:
         )
 
 
+PROGRESS_EVERY = 250  # cards between two progress reports of deck_apply
+
+
 class _NoAliasLoader(yaml.SafeLoader):
     """Content files never need anchors and aliases; refusing them stops a small file from
     expanding into millions of entries (a "billion laughs") that no size limit would catch.
@@ -232,9 +235,11 @@ def _card_fields(doc: CardDoc, section: Section, order: int) -> dict[str, Any]:
 
 
 @transaction.atomic
-def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
-    """Upsert the deck by slugs. With dry_run, count what would change and write nothing."""
+def deck_apply(doc: DeckDoc, *, dry_run: bool = False, progress=None) -> LoadResult:
+    """Upsert the deck by slugs. With dry_run, count what would change and write nothing.
+    `progress(cards_done)`, if given, is called every PROGRESS_EVERY cards."""
     result = LoadResult(deck=doc.slug)
+    done = 0
     deck, _ = Deck.objects.get_or_create(slug=doc.slug, defaults={"title": doc.title})
     if (deck.title, deck.description, deck.objectives) != (
         doc.title,
@@ -273,6 +278,9 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
                 result.changed_slugs.append(card.slug)
             else:
                 result.unchanged += 1
+            done += 1
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done)
     if dry_run:
         transaction.set_rollback(True)
     return result

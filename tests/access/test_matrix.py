@@ -743,6 +743,19 @@ MATRIX: dict[str, list[Probe]] = {
         ),
         A("post", r("api-author-import"), A_AUTHOR, _upload, fmt="multipart", shares=("staff",)),
     ],
+    "api-author-import-jobs": [
+        A(
+            "post",
+            q(r("api-author-import-jobs"), lambda w: "dry_run=1"),
+            A_AUTHOR,
+            _upload,
+            fmt="multipart",
+        ),
+    ],
+    # A job is its uploader's alone: other authors (staff included) get 404.
+    "api-author-import-job": [
+        A("get", r("api-author-import-job", "import_job.pk"), E(OK, 403, 403, 404, DENY))
+    ],
     "api-author-preview": [
         A("post", r("api-author-preview"), A_AUTHOR, lambda w: {"text": "*hi*"})
     ],
