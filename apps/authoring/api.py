@@ -26,13 +26,10 @@ from apps.authoring import selectors, services
 from apps.authoring.formats import (
     CONTENT_TYPES,
     EXPORT_FORMATS,
-    IMPORT_FORMATS,
     ImportUploadCut,
     export_deck,
-    format_guess,
     import_document,
     limit_text,
-    text_decode,
 )
 from apps.authoring.models import ImportJob
 from apps.authoring.serializers import (
@@ -512,7 +509,7 @@ class DeckImport(AuthorView, APIView):
         return Response(out.data, status=status.HTTP_200_OK if dry_run else 201)
 
 
-INLINE_IMPORT_MAX_BYTES = 64 * 1024  # larger files are imported by the worker
+INLINE_IMPORT_MAX_BYTES = services.INLINE_IMPORT_MAX_BYTES
 
 
 def dry_run_param(request) -> bool:
@@ -535,20 +532,10 @@ def import_job_data(job) -> dict:
 
 
 def import_precheck(data: bytes, filename: str, options: dict) -> None:
-    """What can be refused at once, in milliseconds, before a job is made: the format, the
-    encoding, a deck for csv and anki files. The rest is checked by the worker."""
-    source = filename or "upload"
     try:
-        fmt = options.get("format") or format_guess(filename)
-        if fmt not in IMPORT_FORMATS:
-            raise ContentError(
-                source, "", f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}"
-            )
-        text_decode(data, source)
-        if fmt in ("csv", "anki") and not options.get("deck"):
-            raise ContentError(
-                source, "", f"a {fmt} file has no deck: name the deck to import into"
-            )
+        services.import_precheck(
+            data=data, filename=filename, fmt=options.get("format"), deck_slug=options.get("deck")
+        )
     except ContentError as exc:
         raise ValidationError({"file": f"Nothing was imported. {exc}"}) from None
 

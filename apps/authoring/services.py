@@ -648,6 +648,25 @@ def deck_import(
 # Imports as jobs ------------------------------------------------------------------------------
 
 
+INLINE_IMPORT_MAX_BYTES = 64 * 1024  # a larger file is imported by the worker, as a job
+
+
+def import_precheck(*, data: bytes, filename: str, fmt: str | None, deck_slug: str | None) -> None:
+    """What can be refused at once, in milliseconds, before a job is made: the format, the
+    encoding, a deck for csv and anki files (ContentError). The worker checks the rest."""
+    from apps.authoring.formats import IMPORT_FORMATS, format_guess, text_decode
+
+    source = filename or "upload"
+    fmt = fmt or format_guess(filename)
+    if fmt not in IMPORT_FORMATS:
+        raise ContentError(
+            source, "", f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}"
+        )
+    text_decode(data, source)
+    if fmt in ("csv", "anki") and not deck_slug:
+        raise ContentError(source, "", f"a {fmt} file has no deck: name the deck to import into")
+
+
 class ImportBusy(Exception):
     """Another import of the same deck is queued or running (409)."""
 

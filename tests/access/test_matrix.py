@@ -309,6 +309,13 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("authoring:import"), AUTHOR),
         P("post", r("authoring:import"), AUTHOR, _upload, shares=("staff",)),
     ],
+    # An import job is its uploader's alone: other authors (staff included) get 404.
+    "authoring:import-job": [
+        P("get", r("authoring:import-job", "import_job.pk"), E(OK, 403, 403, 404, LOGIN))
+    ],
+    "authoring:import-job-commit": [
+        P("post", r("authoring:import-job-commit", "import_job.pk"), E(OK, 403, 403, 404, LOGIN))
+    ],
     "authoring:deck": [
         P("get", r("authoring:deck", "alice-draft"), AUTHOR),
         P(

@@ -130,3 +130,34 @@ def test_with_the_broker_down_the_job_fails_at_once_with_503(broker_down, staff)
     assert response.status_code == 503
     assert "the task broker did not answer" in response.json()["error"]
     assert not ImportJob.objects.filter(status__in=ImportJob.ACTIVE).exists()
+
+
+def test_the_import_page_previews_and_imports_a_large_file_as_jobs_with_a_progress_bar(
+    client, staff
+):
+    client.force_login(staff)
+    form = {"file": SimpleUploadedFile("bulk.csv", big_csv()), "deck": "bulk-deck"}
+    start = time.monotonic()
+    response = client.post("/author/import/", form)
+    assert time.monotonic() - start < 1.0
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    assert '<progress id="import-progress"' in page and 'hx-trigger="every 1s"' in page
+    preview = ImportJob.objects.get(dry_run=True)
+    services.import_job_run(job_id=preview.pk)
+    fragment = client.get(response["Location"], HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 286  # htmx stops polling
+    html = fragment.content.decode()
+    assert f"<strong>{ROWS}</strong> new" in html and "Import these cards" in html
+    assert not Deck.objects.filter(slug="bulk-deck").exists()
+
+    commit = client.post(f"/author/imports/{preview.pk}/commit/")
+    again = client.post(f"/author/imports/{preview.pk}/commit/", follow=True)
+    assert "Another import of deck &#x27;bulk-deck&#x27; is queued or running" in (
+        again.content.decode()
+    )
+    job = ImportJob.objects.get(dry_run=False)
+    assert commit["Location"] == f"/author/imports/{job.pk}/"
+    services.import_job_run(job_id=job.pk)
+    done = client.get(commit["Location"]).content.decode()
+    assert "Open the deck" in done and Card.objects.filter(deck__slug="bulk-deck").count() == ROWS
