@@ -24,7 +24,14 @@ from django.utils import timezone
 
 from apps.authoring.models import DeckAuthor, ImportJob, Revision
 from apps.authoring.selectors import can_author
-from apps.decks.content import SLUG_RE, ContentError, DeckDoc, LoadResult, deck_apply
+from apps.decks.content import (
+    PROGRESS_EVERY,
+    SLUG_RE,
+    ContentError,
+    DeckDoc,
+    LoadResult,
+    deck_apply,
+)
 from apps.decks.models import Card, Deck, Section
 from apps.demos.models import DemoCardLink
 from apps.demos.ray_demos.catalogue import get_demo
@@ -613,7 +620,8 @@ def deck_import(
     """Apply a whole deck document (from any import format) in one transaction, with a
     revision for every card it creates or changes. A deck new to this site is created as a
     draft unless `publish`; only staff may create decks, authors may update theirs.
-    `progress(cards_done)` follows the write (deck_apply's), for a job's progress bar."""
+    `progress(steps_done)` follows the write for a job's progress bar: two steps per card,
+    writing it (deck_apply's) and then its revision."""
     deck = Deck.objects.filter(slug=doc.slug).first()
     if deck is None and not (user is None or user.is_staff):
         raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
@@ -631,7 +639,10 @@ def deck_import(
         # deck_apply creates with the model default (published); an import starts as a draft.
         deck.is_published = publish
         deck.save(update_fields=["is_published"])
-    for card in deck.cards.select_related("section"):
+    rows = sum(len(section.cards) for section in doc.sections)
+    for done, card in enumerate(deck.cards.select_related("section"), 1):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(rows + done)  # the second pass: revisions
         old = before.get(card.slug)
         now = card_data(card)
         if old == now:
@@ -742,7 +753,7 @@ def import_job_progress(job: ImportJob) -> float:
     if job.status == ImportJob.Status.QUEUED or not job.rows_total:
         return 0.0
     done = cache.get(_progress_key(job.pk)) or 0
-    return min(0.99, done / job.rows_total)
+    return min(0.99, done / (2 * job.rows_total))  # two steps per card (deck_import)
 
 
 def import_job_run(*, job_id: int) -> str | None:

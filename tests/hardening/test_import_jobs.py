@@ -17,7 +17,7 @@ from apps.authoring.tasks import import_job_run_task
 from apps.decks.models import Card, Deck
 
 pytestmark = pytest.mark.django_db
-ROWS = 2000  # about 84 KB: over the 64 KiB a request imports itself
+ROWS = 1700  # about 71 KB: over the 64 KiB a request imports itself
 
 
 def big_csv(rows: int = ROWS, slug_prefix: str = "c") -> bytes:
@@ -161,3 +161,30 @@ def test_the_import_page_previews_and_imports_a_large_file_as_jobs_with_a_progre
     services.import_job_run(job_id=job.pk)
     done = client.get(commit["Location"]).content.decode()
     assert "Open the deck" in done and Card.objects.filter(deck__slug="bulk-deck").count() == ROWS
+
+
+def test_while_the_worker_writes_the_status_endpoint_reports_rising_progress(
+    author, monkeypatch
+):
+    from apps.decks import content
+
+    job = upload(author, big_csv()).json()
+    seen = []
+    real_cache = services.cache
+
+    class Watched:
+        """The real cache; after each progress write, the API is asked for the job."""
+
+        def __getattr__(self, name):
+            return getattr(real_cache, name)
+
+        def set(self, *args, **kwargs):
+            real_cache.set(*args, **kwargs)
+            seen.append(author.get(job["url"]).json()["progress"])
+
+    monkeypatch.setattr(content, "PROGRESS_EVERY", 500)
+    monkeypatch.setattr(services, "PROGRESS_EVERY", 500)
+    monkeypatch.setattr(services, "cache", Watched())
+    services.import_job_run(job_id=job["id"])
+    assert seen == sorted(seen) and len(seen) >= 6 and 0 < seen[0] and seen[-1] < 1, seen
+    assert author.get(job["url"]).json()["progress"] == 1.0
