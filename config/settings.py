@@ -63,13 +63,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",  # 503 + a sentence while the DB is away
-    "config.limits.RequestBytesMiddleware",  # 400 for NUL or non-UTF-8 in path, query, form
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.limits.RequestBytesMiddleware",  # 400 for NUL or non-UTF-8 in path, query, form
     "config.security.PageWriteThrottleMiddleware",  # page writes share the API's "write" rate
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
