@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
 
-.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load
+.PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load bench-imports
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -47,6 +47,9 @@ bench-teams: install
 
 bench-load: install
 	$(PY) bench/load_mix.py
+
+bench-imports: install
+	$(PY) bench/imports_bench.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .
