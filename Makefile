@@ -11,7 +11,7 @@ PORT ?= 8000
 RUN_PROCESSES ?=
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	ray-cluster ray-cluster-stop ray-cluster-status bench-anki
+	bench-imports bench-anki ray-cluster ray-cluster-stop ray-cluster-status
 
 # The rllib extra too (ray[rllib], torch==2.13.0 pinned: pip takes its CPU wheel here), so the
 # RLlib PPO demo runs from the first `make run`.
@@ -69,6 +69,9 @@ bench-load: install
 
 bench-anki: install
 	$(PY) bench/anki_bench.py
+
+bench-imports: install
+	$(PY) bench/imports_bench.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .

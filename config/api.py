@@ -67,7 +67,8 @@ class DocumentedErrors(AutoSchema):
     no or a wrong token or no permission, 404 for an id or slug that names nothing the caller
     may see, 429 once a throttle's rate is spent, 503 while the database is out of reach; a
     view lists any others itself), each with the Error body. Request bodies are
-    documented as JSON, the API's format; an upload view keeps its multipart form."""
+    documented as JSON, the API's format; an upload view keeps its multipart form. Any
+    operation answers 400 for a NUL or invalid UTF-8 in its path or query (config.limits)."""
 
     def map_parsers(self):
         media_types = super().map_parsers()
@@ -77,6 +78,9 @@ class DocumentedErrors(AutoSchema):
         codes = {}
         if self.method in ("POST", "PUT", "PATCH"):
             codes["400"] = "The request was refused: the error names the field and why."
+        else:
+            # config.limits refuses these on every route, before any view.
+            codes["400"] = "The path or query string holds a NUL character or invalid UTF-8."
         codes["403"] = "Not signed in, a token that is not valid, or not allowed to do this."
         if "{" in self.path:
             codes["404"] = "No such thing, or not one the caller may see."

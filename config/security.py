@@ -4,11 +4,15 @@ from axes.helpers import get_cool_off, get_failure_limit
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.html import escape
+from redis.exceptions import RedisError
 from rest_framework import throttling
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
+
+from config.cache import DegradingRedisCache
 
 
 def client_ip(request) -> str:
@@ -27,6 +31,28 @@ def client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
+def count_request(cache, key: str, ttl: int) -> int:
+    """Bump the counter `key` (kept `ttl` seconds) in `cache` and return the new count."""
+    if isinstance(cache, RedisCache) and not getattr(cache, "degraded", False):
+        # One round trip, atomic: INCR and EXPIRE in a MULTI.
+        name = cache.make_and_validate_key(key)
+        try:
+            pipe = cache._cache.get_client(name, write=True).pipeline()
+            count, _ = pipe.incr(name).expire(name, ttl).execute()
+            return count
+        except RedisError as exc:
+            if not isinstance(cache, DegradingRedisCache):
+                raise
+            cache.failed(exc)
+    if isinstance(cache, DegradingRedisCache):
+        cache = cache.local
+    # Files (one machine) or memory: read and write back, which two processes can interleave,
+    # so a burst may count a little short. Redis is exact.
+    count = (cache.get(key) or 0) + 1
+    cache.set(key, count, ttl)
+    return count
+
+
 class _CountingThrottle:
     """A fixed-window counter in the shared cache, in place of DRF's list of request times.
 
@@ -34,7 +60,8 @@ class _CountingThrottle:
     doing that at once lose a count, and the pickled list grows with the rate. Here each window
     has one integer key bumped with Redis' INCR, so every worker's requests count and a check
     costs one round trip at any rate. A client can spend up to twice the rate across a window
-    boundary; for abuse limits that is fine.
+    boundary; for abuse limits that is fine. While Redis is out of reach the count is kept in
+    this process's memory (config.cache), so the API keeps answering, each worker counting alone.
 
     Rates are read per request (DRF binds DEFAULT_THROTTLE_RATES at import), so settings and
     tests can change them live.
@@ -60,17 +87,7 @@ class _CountingThrottle:
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
         key, ttl = f"{key}_{window}", int(self.window_ends - self.now) + 1
-        if isinstance(self.cache, RedisCache):
-            # One round trip, atomic: INCR and EXPIRE in a MULTI.
-            name = self.cache.make_and_validate_key(key)
-            pipe = self.cache._cache.get_client(name, write=True).pipeline()
-            count, _ = pipe.incr(name).expire(name, ttl).execute()
-        else:
-            # Files (one machine): read and write back, which two processes can interleave,
-            # so a burst may count a little short. Redis is exact.
-            count = (self.cache.get(key) or 0) + 1
-            self.cache.set(key, count, ttl)
-        return count <= self.num_requests
+        return count_request(self.cache, key, ttl) <= self.num_requests
 
     def wait(self):
         return max(1.0, self.window_ends - self.now)
@@ -128,3 +145,50 @@ def lockout_response(request, original_response=None, credentials=None):
         response = render(request, "accounts/locked_out.html", {"message": message}, status=429)
     response["Retry-After"] = str(int(get_cool_off(request).total_seconds()))
     return response
+
+
+class PageWriteThrottleMiddleware:
+    """Every page write (a POST, PUT, PATCH or DELETE outside /api/: a grade from the review
+    page, an import, a team form) counted against the same "write" rate and counter as the API's
+    WriteThrottle, per user (or address when signed out): 429 with Retry-After and a sentence,
+    as a page, or for htmx a notice just above the form that sent it (which stays in place for
+    the retry). The API is left to DRF's throttles, the admin to staff."""
+
+    EXEMPT = ("/api/", "/admin/")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.throttle = WriteThrottle
+
+    def __call__(self, request):
+        if request.method not in SAFE_METHODS and not request.path_info.startswith(self.EXEMPT):
+            throttle = self.throttle()
+            if throttle.rate is not None:
+                key = throttle.get_cache_key(request, None)
+                throttle.now = throttle.timer()
+                window = int(throttle.now // throttle.duration)
+                throttle.window_ends = (window + 1) * throttle.duration
+                ttl = int(throttle.window_ends - throttle.now) + 1
+                if count_request(throttle.cache, f"{key}_{window}", ttl) > throttle.num_requests:
+                    return self.refusal(request, throttle)
+        return self.get_response(request)
+
+    @staticmethod
+    def refusal(request, throttle):
+        seconds = int(throttle.wait() + 0.999)
+        message = (
+            f"That is more than {throttle.num_requests} changes in "
+            f"{int(throttle.duration)} seconds, so this one was not saved. "
+            f"Wait {seconds} second{'s' if seconds != 1 else ''} and send it again."
+        )
+        if request.headers.get("HX-Request") == "true":
+            response = HttpResponse(
+                f'<p class="review-notice" role="alert">{escape(message)}</p>', status=429
+            )
+            response["HX-Retarget"] = "this"
+            response["HX-Reswap"] = "beforebegin"
+        else:
+            context = {"title": "Too many requests", "message": message}
+            response = render(request, "error.html", context, status=429)
+        response["Retry-After"] = str(seconds)
+        return response

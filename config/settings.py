@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.limits.RequestBytesMiddleware",  # 400 for NUL or non-UTF-8 in path, query, form
+    "config.security.PageWriteThrottleMiddleware",  # page writes share the API's "write" rate
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -208,9 +210,15 @@ CACHE_URL = os.environ.get("CACHE_URL", "")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Redis, or process memory while Redis is out of reach (config/cache.py): the cache
+            # holds only throttle counts and dashboards, so an outage must not fail requests.
+            "BACKEND": "config.cache.DegradingRedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": "raydeck",
+            "OPTIONS": {
+                "socket_connect_timeout": float(os.environ.get("CACHE_TIMEOUT_S", 0.5)),
+                "socket_timeout": float(os.environ.get("CACHE_TIMEOUT_S", 0.5)),
+            },
         }
     }
 elif CACHE_URL:
@@ -231,6 +239,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies: UTF-8, no NUL, nesting bounded (config/limits.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.limits.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "config.api.DocumentedErrors",  # successes and the JSON errors
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_RENDERER_CLASSES": [
@@ -256,6 +270,7 @@ THROTTLED_WRITE_VIEWS = {
     "apps.quizzes.api.AttemptCreate",
     "apps.demos.api.DemoRunCreate",
     "apps.authoring.api.DeckImport",
+    "apps.authoring.api.ImportJobCreate",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RayDeck API",

@@ -33,5 +33,7 @@ urlpatterns = [
     path("decks/", include("apps.decks.urls")),
 ]
 
+handler400 = "apps.decks.views.bad_request"
+handler403 = "apps.decks.views.forbidden"
 handler404 = "apps.decks.views.not_found"
 handler500 = "apps.decks.views.server_error"

@@ -8,7 +8,6 @@ both formats hold the same records: ``reviews.csv`` has the columns of the JSON 
 secret (password hash, API token) is read at all.
 """
 
-import csv
 import io
 import json
 import zipfile
@@ -23,11 +22,11 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 
-from apps.authoring.formats import csv_cell_defuse
 from apps.demos.models import DemoPoint, DemoRun
 from apps.quizzes.models import Attempt, Question
 from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Membership
+from config import csv_safety
 
 EXPORT_FORMAT = "raydeck-export"
 EXPORT_VERSION = 1
@@ -239,23 +238,23 @@ def export_json(user, *, now: datetime | None = None) -> Iterator[bytes]:
     yield b"\n}\n"
 
 
-def csv_cell(value, as_json: bool = False) -> str:
+def csv_cell(value, as_json: bool = False):
     """A value as a CSV cell: empty for none, true/false, ISO dates, JSON for lists and objects
-    (and for anything in a JSON column); any text a spreadsheet would run as a formula is
-    defused as the deck export does."""
+    (and for anything in a JSON column), numbers as they are; the writer (config.csv_safety)
+    defuses any text a spreadsheet would run as a formula."""
     if value is None:
         return ""
     if as_json:
-        return csv_cell_defuse(json.dumps(value, ensure_ascii=False))
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, dict | list):
-        return csv_cell_defuse(json.dumps(value, ensure_ascii=False))
-    if isinstance(value, str):
-        return csv_cell_defuse(value)
-    return str(value)
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, UUID):
+        return str(value)
+    return value
 
 
 class _Pipe:
@@ -286,7 +285,7 @@ def export_csv_zip(user) -> Iterator[bytes]:
             with io.TextIOWrapper(
                 archive.open(f"{kind.name}.csv", "w"), encoding="utf-8", newline=""
             ) as text:
-                writer = csv.writer(text, lineterminator="\n")
+                writer = csv_safety.writer(text, lineterminator="\n")
                 writer.writerow(kind.columns)
                 as_json = [column in kind.json for column in kind.columns]
                 for n, row in enumerate(kind.rows(user), 1):

@@ -29,13 +29,16 @@ from apps.authoring.formats import (
     ImportUploadCut,
     export_deck,
     import_document,
+    limit_text,
 )
+from apps.authoring.models import ImportJob
 from apps.authoring.serializers import (
     AuthorCardSerializer,
     AuthorDeckSerializer,
     AuthorQuestionSerializer,
     AuthorQuizSerializer,
     AuthorSectionSerializer,
+    ImportJobSerializer,
     ImportResultSerializer,
     ImportSerializer,
     MoveSerializer,
@@ -466,19 +469,28 @@ class DeckImport(AuthorView, APIView):
         parameters=[
             OpenApiParameter("dry_run", bool, description="1: count changes, write nothing")
         ],
-        responses={200: ImportResultSerializer, 201: ImportResultSerializer},
+        responses={
+            200: ImportResultSerializer,
+            201: ImportResultSerializer,
+            202: ImportJobSerializer,
+            409: OpenApiResponse(description="Another import of this deck is queued or running."),
+        },
     )
     def post(self, request):
         """Import a deck file (yaml/json, csv, anki text or an .apkg package; at most 2 MiB) in
-        one transaction.
-        With ?dry_run=1 nothing is written and the counts preview the import."""
+        one transaction. With ?dry_run=1 nothing is written and the counts preview the import.
+        A file over 64 KiB is imported by the worker instead: 202 with the job to poll (GET its
+        url)."""
         body = ImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         options = body.validated_data
-        dry_run = request.query_params.get("dry_run", "") in ("1", "true", "yes")
+        dry_run = dry_run_param(request)
         upload = options["file"]
         # Read one byte past the limit at most: enough to refuse, never the whole of a huge file.
         data = upload.read(MAX_FILE_BYTES + 1)
+        if INLINE_IMPORT_MAX_BYTES < len(data) <= MAX_FILE_BYTES:
+            # Too large to parse and write within a request: the worker does it (202).
+            return import_job_response(request, data, upload.name, options, dry_run)
         try:
             doc = import_document(
                 data, filename=upload.name, fmt=options.get("format"),
@@ -502,14 +514,108 @@ class DeckImport(AuthorView, APIView):
         return Response(out.data, status=status.HTTP_200_OK if dry_run else 201)
 
 
+INLINE_IMPORT_MAX_BYTES = services.INLINE_IMPORT_MAX_BYTES
+
+
+def dry_run_param(request) -> bool:
+    value = request.query_params.get("dry_run", "").strip().lower()
+    if value in ("1", "true", "yes"):
+        return True
+    if value in ("", "0", "false", "no"):
+        return False
+    raise ValidationError({"dry_run": f"dry_run must be true or false (1 or 0), got {value!r}"})
+
+
+def import_job_data(job) -> dict:
+    return {
+        "id": job.pk, "status": job.status, "progress": services.import_job_progress(job),
+        "deck_slug": job.deck_slug, "filename": job.filename, "dry_run": job.dry_run,
+        "rows_total": job.rows_total, "result": job.result, "error": job.error,
+        "created_at": job.created_at, "finished_at": job.finished_at,
+        "url": f"/api/author/imports/{job.pk}/",
+    }  # fmt: skip
+
+
+def import_precheck(data: bytes, filename: str, options: dict) -> None:
+    try:
+        services.import_precheck(
+            data=data, filename=filename, fmt=options.get("format"), deck_slug=options.get("deck")
+        )
+    except ContentError as exc:
+        raise ValidationError({"file": f"Nothing was imported. {exc}"}) from None
+
+
+def import_job_response(request, data: bytes, filename: str, options: dict, dry_run: bool):
+    import_precheck(data, filename, options)
+    job_options = {
+        "fmt": options.get("format"), "deck_slug": options.get("deck", ""),
+        "deck_title": options.get("title", ""), "section": options.get("section", ""),
+        "publish": options["publish"],
+    }  # fmt: skip
+    try:
+        job = services.import_job_create(
+            user=request.user, data=data, filename=filename, options=job_options,
+            dry_run=dry_run,
+        )  # fmt: skip
+    except services.ImportBusy as exc:
+        raise Conflict(str(exc)) from None
+    body = ImportJobSerializer(import_job_data(job)).data
+    code = status.HTTP_503_SERVICE_UNAVAILABLE if job.status == "failed" else 202
+    return Response(body, status=code, headers={"Location": body["url"]})
+
+
+class ImportJobCreate(DeckImport):
+    @extend_schema(
+        request={"multipart/form-data": ImportSerializer},
+        parameters=[
+            OpenApiParameter("dry_run", bool, description="1: count changes, write nothing")
+        ],
+        responses={
+            202: ImportJobSerializer,
+            409: OpenApiResponse(description="Another import of this deck is queued or running."),
+            503: ImportJobSerializer,
+        },
+    )
+    def post(self, request):
+        """Hand a deck file (at most 2 MiB) to the worker, which imports it in one transaction:
+        202 with the job; GET its url for the status, progress and counts. 503 with the failed
+        job when the task broker is out of reach."""
+        body = ImportSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        options = body.validated_data
+        dry_run = dry_run_param(request)
+        upload = options["file"]
+        data = upload.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise ValidationError(
+                {"file": f"Nothing was imported. The file is over {limit_text()}."}
+            )
+        return import_job_response(request, data, upload.name, options, dry_run)
+
+
+class ImportJobDetail(AuthorView, APIView):
+    @extend_schema(responses={200: ImportJobSerializer})
+    def get(self, request, pk: int):
+        """An import job of yours: queued, running (with progress), succeeded (with the counts)
+        or failed (with the reason nothing was imported)."""
+        job = ImportJob.objects.filter(pk=pk, user=request.user).first()
+        if job is None:
+            raise NotFound(f"You have no import job {pk}.")
+        return Response(ImportJobSerializer(import_job_data(job)).data)
+
+
 class DeckExport(AuthorView, APIView):
     @extend_schema(
         parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=EXPORT_FORMATS)],
         # Each format's own content type, as the response says (charset aside); json is the
-        # deck file as a JSON object, the others are files.
+        # deck file as a JSON object, yaml and csv are text, apkg (a zip) is binary.
         responses={
             (200, CONTENT_TYPES[fmt].split(";")[0]): (
-                OpenApiTypes.OBJECT if fmt == "json" else OpenApiTypes.BINARY
+                OpenApiTypes.OBJECT
+                if fmt == "json"
+                else OpenApiTypes.BINARY
+                if fmt == "apkg"
+                else OpenApiTypes.STR
             )
             for fmt in EXPORT_FORMATS
         },
@@ -573,5 +679,7 @@ urlpatterns = [
         name="api-author-question-revisions",
     ),
     path("author/import/", DeckImport.as_view(), name="api-author-import"),
+    path("author/imports/", ImportJobCreate.as_view(), name="api-author-import-jobs"),
+    path("author/imports/<int:pk>/", ImportJobDetail.as_view(), name="api-author-import-job"),
     path("author/preview/", MarkdownPreview.as_view(), name="api-author-preview"),
 ]

@@ -48,6 +48,7 @@ from apps.decks.content import (
 )
 from apps.decks.markdown import CLOZE_RE, ClozeError, card_faces, html_to_text, render_markdown
 from apps.decks.models import Deck
+from config import csv_safety, limits
 
 IMPORT_FORMATS = ("yaml", "json", "csv", "anki", "apkg")
 EXPORT_FORMATS = ("yaml", "json", "csv", "apkg")
@@ -191,22 +192,10 @@ def _rows_check(rows: list[CardRow], source: str) -> None:
         seen[row.slug] = row.line
 
 
-# A cell starting with one of these is a formula to Excel and LibreOffice (CSV injection). The
-# export puts a ' before such a cell, also when apostrophes come before the formula character,
-# so the import takes exactly one ' off those cells again and the round trip stays exact.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _formula_like(value: str) -> bool:
-    return value.lstrip("'").startswith(FORMULA_STARTS)
-
-
-def csv_cell_defuse(value: str) -> str:
-    return "'" + value if _formula_like(value) else value
-
-
-def csv_cell_restore(value: str) -> str:
-    return value[1:] if value[:1] == "'" and _formula_like(value[1:]) else value
+# CSV injection: one module defuses every CSV the app writes (config/csv_safety.py); the
+# import takes the ' off again.
+FORMULA_STARTS = csv_safety.FORMULA_STARTS
+csv_cell_defuse, csv_cell_restore = csv_safety.cell_defuse, csv_safety.cell_restore
 
 
 def csv_rows(text: str, source: str) -> list[CardRow]:
@@ -620,6 +609,11 @@ def import_document(
             match = _JSON_NUL.search(text)
             _nul_refuse(text, match.start() if match else -1, source)
             try:
+                limits.json_depth_check(text)
+            except limits.NestingTooDeep as exc:
+                problem = f"nested more than {limits.MAX_NESTING} levels deep"
+                raise ContentError(source, exc.where, problem) from None
+            try:
                 data_doc = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ContentError(
@@ -665,7 +659,7 @@ def export_json(deck: Deck) -> str:
 
 def export_csv(deck: Deck) -> str:
     out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_safety.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for card in _note_heads(deck):
         tags = " ".join(card.tags)

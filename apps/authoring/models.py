@@ -134,3 +134,54 @@ def revision_changes(old: dict | None, new: dict) -> list[tuple[str, str]]:
         for name, value in new.items()
         if old.get(name) != value
     ]
+
+
+class ImportJob(models.Model):
+    """A deck file imported by the Celery worker (apps/authoring/tasks.py), so that no web
+    request parses or writes a large file: the web stores the upload and answers at once, the
+    worker claims the job, parses it, writes it in one transaction and records the counts.
+    Progress while it runs lives in the cache (services.import_job_progress), outside that
+    transaction. At most one job per deck is queued or running (the constraint below); a dry
+    run (a preview, which writes nothing) does not count."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs"
+    )
+    # Known at once for CSV and Anki files (the form names the deck); for YAML and JSON the
+    # worker fills it in from the file before it writes, claiming the deck.
+    deck_slug = models.CharField(max_length=100, blank=True)
+    filename = models.CharField(max_length=255)
+    options = models.JSONField(default=dict)  # fmt, deck_title, section, publish
+    data = models.BinaryField()
+    dry_run = models.BooleanField(default=False)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.QUEUED)
+    rows_total = models.PositiveIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deck_slug"],
+                condition=Q(status__in=["queued", "running"], dry_run=False) & ~Q(deck_slug=""),
+                name="import_job_one_active_per_deck",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} of {self.filename} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status not in self.ACTIVE

@@ -237,3 +237,20 @@ class ImportResultSerializer(serializers.Serializer):
 class PreviewSerializer(serializers.Serializer):
     text = JSONCharField(allow_blank=True, help_text="Markdown")
     html = serializers.CharField(read_only=True)
+
+
+class ImportJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["queued", "running", "succeeded", "failed"])
+    progress = serializers.FloatField(help_text="0 to 1: the share of the file's cards written.")
+    deck = serializers.CharField(source="deck_slug", help_text="empty until the worker read it")
+    filename = serializers.CharField()
+    dry_run = serializers.BooleanField()
+    rows_total = serializers.IntegerField(help_text="cards in the file, once it is read")
+    result = ImportResultSerializer(
+        allow_null=True, help_text="the counts, once succeeded (dry_run: what would change)"
+    )
+    error = serializers.CharField(help_text="why nothing was imported, once failed")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField(help_text="GET this for the status")

@@ -16,17 +16,21 @@ Two rules hold everywhere:
 """
 
 import dataclasses
+import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
-from apps.authoring.models import DeckAuthor, Revision
+from apps.authoring.models import DeckAuthor, ImportJob, Revision
 from apps.authoring.selectors import can_author
 from apps.decks.content import (
     KINDS,
+    PROGRESS_EVERY,
     SLUG_RE,
     CardDoc,
     ContentError,
@@ -46,6 +50,7 @@ from apps.quizzes.lint import lint_documents
 from apps.quizzes.models import Question, Quiz
 from apps.study.services import card_learners_requeue
 
+log = logging.getLogger(__name__)
 # The card's own source (paper or docs page) is `card_source` here: `source` says where an
 # edit came from (editor, API, import...), as it does on a Revision.
 CARD_FIELDS = ("section", "slug", "kind", "front", "back", "why", "card_source", "tags")
@@ -722,10 +727,14 @@ def revision_restore(
 
 
 @transaction.atomic
-def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False) -> LoadResult:
+def deck_import(
+    *, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False, progress=None
+) -> LoadResult:
     """Apply a whole deck document (from any import format) in one transaction, with a
     revision for every card it creates or changes. A deck new to this site is created as a
-    draft unless `publish`; only staff may create decks, authors may update theirs."""
+    draft unless `publish`; only staff may create decks, authors may update theirs.
+    `progress(steps_done)` follows the write for a job's progress bar: two steps per card,
+    writing it (deck_apply's) and then its revision."""
     deck = Deck.objects.filter(slug=doc.slug).first()
     if deck is None and not (user is None or user.is_staff):
         raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
@@ -734,7 +743,7 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
     before = {}
     if deck is not None:
         before = {c.slug: card_data(c) for c in deck.cards.select_related("section")}
-    result = deck_apply(doc, dry_run=dry_run)
+    result = deck_apply(doc, dry_run=dry_run, progress=progress)
     result.warnings = [str(f) for f in lint_documents(dataclasses.asdict(doc), []).findings]
     if dry_run:
         return result
@@ -746,7 +755,10 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
         deck.save(update_fields=["is_published"])
     author = user if user is not None and user.is_authenticated else None
     first_revisions = []
-    for card in deck.cards.select_related("section"):
+    rows = sum(len(card_doc.cards()) for section in doc.sections for card_doc in section.cards)
+    for done, card in enumerate(deck.cards.select_related("section"), 1):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(rows + done)  # the second pass: revisions
         old = before.get(card.slug)
         now = card_data(card)
         if old == now:
@@ -771,3 +783,159 @@ def deck_import(*, doc: DeckDoc, user, dry_run: bool = False, publish: bool = Fa
         )
     Revision.objects.bulk_create(first_revisions, batch_size=500)
     return result
+
+
+# Imports as jobs ------------------------------------------------------------------------------
+
+
+INLINE_IMPORT_MAX_BYTES = 64 * 1024  # a larger file is imported by the worker, as a job
+
+
+def import_precheck(*, data: bytes, filename: str, fmt: str | None, deck_slug: str | None) -> None:
+    """What can be refused at once, in milliseconds, before a job is made: the format, the
+    encoding, a deck for csv and anki files (ContentError). The worker checks the rest."""
+    from apps.authoring.formats import IMPORT_FORMATS, format_guess, text_decode
+
+    source = filename or "upload"
+    fmt = fmt or format_guess(filename)
+    if fmt not in IMPORT_FORMATS:
+        raise ContentError(
+            source, "", f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}"
+        )
+    if fmt != "apkg":  # a package is a zip: the worker reads it
+        text_decode(data, source)
+    if fmt in ("csv", "anki") and not deck_slug:
+        raise ContentError(source, "", f"a {fmt} file has no deck: name the deck to import into")
+
+
+class ImportBusy(Exception):
+    """Another import of the same deck is queued or running (409)."""
+
+
+def _busy_message(deck_slug: str) -> str:
+    return (
+        f"Another import of deck {deck_slug!r} is queued or running; wait for it to finish "
+        "(its progress is on the import page), then import again."
+    )
+
+
+def import_job_create(
+    *, user, data: bytes, filename: str, options: dict, dry_run: bool = False
+) -> ImportJob:
+    """Store an upload as an ImportJob and hand it to the worker once committed. `options`:
+    fmt, deck_slug, deck_title, section, publish. A second job for a deck that has one queued or
+    running is refused with ImportBusy (a dry run never is: it writes nothing)."""
+    deck_slug = options.get("deck_slug", "") or ""
+    with transaction.atomic():
+        if (
+            deck_slug
+            and ImportJob.objects.filter(deck_slug=deck_slug, status__in=ImportJob.ACTIVE).exists()
+        ):
+            raise ImportBusy(_busy_message(deck_slug))
+        try:
+            with transaction.atomic():
+                job = ImportJob.objects.create(
+                    user=user, deck_slug=deck_slug, filename=filename, data=data,
+                    dry_run=dry_run, options={k: v for k, v in options.items() if k != "deck_slug"},
+                )  # fmt: skip
+        except IntegrityError:  # a second tab won the race for the deck
+            raise ImportBusy(_busy_message(deck_slug)) from None
+        transaction.on_commit(lambda: _import_job_enqueue(job))
+    return job
+
+
+def _import_job_enqueue(job: ImportJob) -> None:
+    from apps.authoring.tasks import import_job_run_task
+
+    try:
+        import_job_run_task.delay(job.pk)
+    except Exception as exc:
+        log.exception("could not send import job %s to the broker", job.pk)
+        error = (
+            "Nothing was imported: the task broker did not answer "
+            f"({type(exc).__name__}). Try again in a minute."
+        )
+        _import_job_fail(job.pk, error)
+        job.status, job.error = ImportJob.Status.FAILED, error
+
+
+def _import_job_fail(job_id: int, error: str) -> None:
+    ImportJob.objects.filter(pk=job_id, status__in=ImportJob.ACTIVE).update(
+        status=ImportJob.Status.FAILED, error=error, finished_at=timezone.now()
+    )
+
+
+def import_job_time_out(*, job_id: int, seconds: int) -> None:
+    _import_job_fail(
+        job_id, f"Nothing was imported: the import took longer than {seconds} s. Split the file."
+    )
+
+
+def _progress_key(job_id: int) -> str:
+    return f"import-job-progress:{job_id}"
+
+
+def import_job_progress(job: ImportJob) -> float:
+    """0..1: 1 once finished; while running, the share of cards written so far (kept in the
+    cache by the worker, outside the import's transaction, so the page can see it)."""
+    if job.finished:
+        return 1.0
+    if job.status == ImportJob.Status.QUEUED or not job.rows_total:
+        return 0.0
+    done = cache.get(_progress_key(job.pk)) or 0
+    return min(0.99, done / (2 * job.rows_total))  # two steps per card (deck_import)
+
+
+def import_job_run(*, job_id: int) -> str | None:
+    """The worker's side: claim a queued job, parse its file, write it in one transaction and
+    record the counts (or the reason nothing was imported). Idempotent: a job already claimed
+    or finished is left alone."""
+    from apps.authoring.formats import import_document
+
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+    )
+    if claimed != 1:
+        return None
+    job = ImportJob.objects.select_related("user").get(pk=job_id)
+    options = job.options
+    try:
+        doc = import_document(
+            bytes(job.data), filename=job.filename, fmt=options.get("fmt"),
+            deck_slug=job.deck_slug, deck_title=options.get("deck_title", ""),
+            section=options.get("section", ""),
+        )  # fmt: skip
+        rows = sum(len(card.cards()) for s in doc.sections for card in s.cards)
+        try:
+            with transaction.atomic():
+                ImportJob.objects.filter(pk=job_id).update(deck_slug=doc.slug, rows_total=rows)
+        except IntegrityError:
+            _import_job_fail(job_id, f"Nothing was imported. {_busy_message(doc.slug)}")
+            return ImportJob.Status.FAILED
+        job.rows_total = rows
+
+        def progress(done: int) -> None:
+            cache.set(_progress_key(job_id), done, 3600)
+
+        with transaction.atomic():
+            result = deck_import(
+                doc=doc, user=job.user, dry_run=job.dry_run,
+                publish=bool(options.get("publish")), progress=progress,
+            )  # fmt: skip
+    except ContentError as exc:
+        _import_job_fail(job_id, f"Nothing was imported. {exc}")
+        return ImportJob.Status.FAILED
+    except (PermissionDenied, ValidationError) as exc:
+        message = " ".join(getattr(exc, "messages", [str(exc)]))
+        _import_job_fail(job_id, f"Nothing was imported. {message}")
+        return ImportJob.Status.FAILED
+    ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
+        status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
+        result={"deck": result.deck, "dry_run": job.dry_run, "created": result.created,
+                "changed": result.changed, "unchanged": result.unchanged,
+                "changed_slugs": result.changed_slugs, "created_slugs": result.created_slugs,
+                "retired": result.retired, "warnings": result.warnings,
+                "notes": list(getattr(doc, "notes", [])), "summary": str(result)},
+    )  # fmt: skip
+    cache.delete(_progress_key(job_id))
+    return ImportJob.Status.SUCCEEDED

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
 
 from apps.authoring import selectors, services
 from apps.authoring.formats import (
@@ -31,6 +31,7 @@ from apps.authoring.formats import (
     limit_text,
 )
 from apps.authoring.forms import OPTION_FIELD, OPTION_HELP, options_parse, options_text
+from apps.authoring.models import ImportJob
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.markdown import cloze_preview, render_markdown
 from apps.decks.models import Card
@@ -625,6 +626,18 @@ def _import_page(request):
             # Read one byte past the limit at most: enough to refuse, never all of a huge file.
             data, filename = upload.read(MAX_FILE_BYTES + 1), upload.name
             options = _import_options(request.POST)
+            if services.INLINE_IMPORT_MAX_BYTES < len(data) <= MAX_FILE_BYTES:
+                # Too large to read within a request: the worker previews it (a dry run).
+                services.import_precheck(
+                    data=data, filename=filename, fmt=options["fmt"],
+                    deck_slug=options["deck_slug"],
+                )  # fmt: skip
+                job = services.import_job_create(
+                    user=request.user, data=data, filename=filename, options=options,
+                    dry_run=True,
+                )  # fmt: skip
+                url = reverse("authoring:import-job", args=[job.pk])
+                return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
         doc = import_document(
             data, filename=filename, fmt=options["fmt"], deck_slug=options["deck_slug"],
             deck_title=options["deck_title"], section=options["section"],
@@ -652,3 +665,43 @@ def _import_page(request):
     context.update({"result": result, "filename": filename, "deck_slug": doc.slug,
                     "preview": token, "notes": doc.notes})  # fmt: skip
     return render(request, "authoring/import.html", context)
+
+
+def _own_import_job(request, pk: int) -> ImportJob:
+    job = ImportJob.objects.filter(pk=pk, user=request.user).first()
+    if job is None:
+        raise Http404(f"You have no import job {pk}.")
+    return job
+
+
+@author_required
+def import_job(request, pk: int):
+    """A large import's progress: the worker previews the file (a dry run), then, once
+    confirmed, writes it; the page polls its status fragment until the job ends (286)."""
+    job = _own_import_job(request, pk)
+    context = {"job": job, "percent": round(100 * services.import_job_progress(job))}
+    if request.htmx:
+        response = render(request, "authoring/import_job.html#status", context)
+        if job.finished:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "authoring/import_job.html", context)
+
+
+@require_POST
+@author_required
+def import_job_commit(request, pk: int):
+    """Import the file a finished preview job read, as a new job (one per deck at a time)."""
+    preview = _own_import_job(request, pk)
+    if not (preview.dry_run and preview.status == ImportJob.Status.SUCCEEDED):
+        messages.error(request, "Only a finished preview can be imported; upload the file again.")
+        return redirect("authoring:import-job", pk=pk)
+    try:
+        job = services.import_job_create(
+            user=request.user, data=bytes(preview.data), filename=preview.filename,
+            options={**preview.options, "deck_slug": preview.deck_slug}, dry_run=False,
+        )  # fmt: skip
+    except services.ImportBusy as exc:
+        messages.error(request, str(exc))
+        return redirect("authoring:import-job", pk=pk)
+    return redirect("authoring:import-job", pk=job.pk)

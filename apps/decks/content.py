@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from apps.decks.markdown import ClozeError, cloze_indices
 from apps.decks.models import Card, Concept, Deck, Section
+from config import limits
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -120,15 +121,30 @@ class LoadResult:
         return text
 
 
+PROGRESS_EVERY = 250  # cards between two progress reports of deck_apply
+
+
 class _NoAliasLoader(yaml.SafeLoader):
     """Content files never need anchors and aliases; refusing them stops a small file from
-    expanding into millions of entries (a "billion laughs") that no size limit would catch."""
+    expanding into millions of entries (a "billion laughs") that no size limit would catch.
+    Nesting is bounded by config.limits (the composer recurses once per level)."""
+
+    depth = 0
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed", mark)
-        return super().compose_node(parent, index)
+        self.depth += 1
+        try:
+            limits.nesting_refuse(self.depth)
+        except limits.NestingTooDeep as exc:
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, str(exc), mark) from None
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def read_yaml(text: str, source: str) -> Any:
@@ -301,10 +317,12 @@ def cards_retire(cards: list[Card], *, now=None) -> dict[str, int]:
 
 
 @transaction.atomic
-def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
+def deck_apply(doc: DeckDoc, *, dry_run: bool = False, progress=None) -> LoadResult:
     """Upsert the deck by slugs and retire the cards it no longer has. With dry_run, count
-    what would change and write nothing."""
+    what would change and write nothing. `progress(cards_done)`, if given, is called every
+    PROGRESS_EVERY cards."""
     result = LoadResult(deck=doc.slug)
+    done = 0
     deck, _ = Deck.objects.get_or_create(slug=doc.slug, defaults={"title": doc.title})
     if (deck.title, deck.description, deck.objectives) != (
         doc.title,
@@ -352,6 +370,9 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False) -> LoadResult:
                     result.changed_slugs.append(card.slug)
                 else:
                     result.unchanged += 1
+                done += 1
+                if progress is not None and done % PROGRESS_EVERY == 0:
+                    progress(done)
     # New cards in one INSERT per batch, in file order (ids follow it: the lesson's order).
     Card.objects.bulk_create(new_cards, batch_size=500)
     gone = [c for slug, c in existing_cards.items() if slug not in kept and not c.retired_at]

@@ -61,6 +61,25 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "404.html", status=404)
 
 
+def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """403: the reason the code gave (e.g. "You are not an author of deck 'x'."), in the app's
+    page, or as JSON under /api/."""
+    message = str(exception) or "You are not allowed to do this."
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message, "error": message}, status=403)
+    context = {"title": "Not allowed", "message": message}
+    return render(request, "error.html", context, status=403)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """400 for a request Django itself refused (too large a form, a host not allowed). Like the
+    500 page, rendered without context processors or static tags: the request is suspect."""
+    message = "The request could not be read: it may be too large or malformed."
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message, "error": message}, status=400)
+    return HttpResponse(loader.get_template("400.html").render(), status=400)
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/api/"):
         message = "Something went wrong on our side; it has been logged. Try again shortly."

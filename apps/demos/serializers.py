@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from apps.demos.models import DemoRun
 from apps.demos.ray_demos import DEMOS, VERDICTS
+from config.limits import NulFreeJSONField
 
 _NUMBER_OR_NULL = {"type": "number", "nullable": True}
 _CHECK = {
@@ -104,6 +105,28 @@ class DemoSerializer(serializers.Serializer):
     params = DemoParamSerializer(many=True)
 
 
+def _params_schema() -> dict:
+    """Every parameter name some demo takes, and no other (an unknown one is refused)."""
+    properties = {}
+    for spec in DEMOS:
+        for param in spec.params:
+            bounds = "true or false" if param.type == "bool" else f"{param.min} to {param.max}"
+            properties.setdefault(param.name, {"description": f"{spec.slug}: {param.type}, "
+                                               f"{bounds}: {param.help}"})  # fmt: skip
+    return {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "description": "name: value. Each demo takes only its own parameters (GET /api/demos/); "
+        "a name it does not take, or a value out of its bounds, is refused with 400.",
+    }
+
+
+@extend_schema_field(_params_schema())
+class DemoParamsField(serializers.DictField):
+    pass
+
+
 class DemoRunCreateSerializer(serializers.Serializer):
     # An enum in the schema: the catalogue is fixed in the code, so clients can know it.
     demo = serializers.ChoiceField(
@@ -111,9 +134,7 @@ class DemoRunCreateSerializer(serializers.Serializer):
         error_messages={"invalid_choice": "unknown demo '{input}'"},
         help_text="Slug of the demo, from GET /api/demos/.",
     )
-    params = serializers.DictField(
-        child=serializers.JSONField(), required=False, default=dict, help_text="name: value"
-    )
+    params = DemoParamsField(child=NulFreeJSONField(), required=False, default=dict)
 
 
 class DemoRunSerializer(serializers.ModelSerializer):

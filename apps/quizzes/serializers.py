@@ -7,6 +7,7 @@ Nothing before submission carries a field that knows what is right: options are 
 from rest_framework import serializers
 
 from apps.quizzes.models import Question, Quiz
+from config.limits import NulFreeJSONField, StrictUUIDField
 
 
 class QuizListSerializer(serializers.ModelSerializer):
@@ -74,7 +75,7 @@ class AttemptCreateSerializer(serializers.Serializer):
     # An object in the schema (a JSONField is "anything"): each answer's shape is checked
     # against its question by the service, which names the question it refuses.
     answers = serializers.DictField(
-        child=serializers.JSONField(),
+        child=NulFreeJSONField(),
         error_messages={
             "not_a_dict": "answers must be an object of question id to answer, got {input_type}"
         },
@@ -82,7 +83,7 @@ class AttemptCreateSerializer(serializers.Serializer):
         'ids (multi), {"<statement id>": true|false} (true_false) or {"<left id>": "<right id>"} '
         "(match). A question left out scores 0.",
     )
-    client_id = serializers.UUIDField(
+    client_id = StrictUUIDField(
         required=False,
         help_text="Your id for this submit (a UUID). Sent again, it returns the attempt it "
         "recorded (200) instead of recording a second one, so a lost answer can be retried.",

@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from apps.study import scheduler
 from apps.study.scheduler import CardSchedule
+from config.limits import StrictUUIDField
 
 
 @extend_schema_field({"type": "integer", "minimum": 0, "maximum": 5})
@@ -36,7 +37,7 @@ class ReviewCreateSerializer(serializers.Serializer):
     # Bounded like the columns: an id past 64 bits crashed the compiled card query (a 500).
     card = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="Card id.")
     grade = GradeField(help_text="SM-2 grade, 0 (blackout) to 5 (perfect).")
-    client_id = serializers.UUIDField(
+    client_id = StrictUUIDField(
         required=False,
         allow_null=True,
         help_text="Your UUID for this review: a retry with the same one records nothing new.",

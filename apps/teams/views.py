@@ -4,7 +4,6 @@ Access: anonymous visitors are sent to log in; a stranger gets a 404 for any tea
 slugs do not leak; a member who is not an owner gets a 403 with a sentence saying why.
 """
 
-import csv
 from functools import wraps
 
 from django.contrib import messages
@@ -21,6 +20,7 @@ from apps.study.progress import FORMULAS
 from apps.teams import selectors, services
 from apps.teams.forms import InviteForm, TeamForm
 from apps.teams.models import Invite, Membership
+from config import csv_safety
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -127,7 +127,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
     response["Content-Disposition"] = (
         f'attachment; filename="{membership.team.slug}-progress-{stamp}.csv"'
     )
-    writer = csv.writer(response)
+    writer = csv_safety.writer(response)
     writer.writerow(
         [
             "username", "role", "readiness_pct", "mastery_pct", "cards_learned", "due_now",

@@ -347,6 +347,13 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("authoring:import"), AUTHOR),
         P("post", r("authoring:import"), AUTHOR, _upload, shares=("staff",)),
     ],
+    # An import job is its uploader's alone: other authors (staff included) get 404.
+    "authoring:import-job": [
+        P("get", r("authoring:import-job", "import_job.pk"), E(OK, 403, 403, 404, LOGIN))
+    ],
+    "authoring:import-job-commit": [
+        P("post", r("authoring:import-job-commit", "import_job.pk"), E(OK, 403, 403, 404, LOGIN))
+    ],
     "authoring:deck": [
         P("get", r("authoring:deck", "alice-draft"), AUTHOR),
         P(
@@ -788,6 +795,19 @@ MATRIX: dict[str, list[Probe]] = {
             fmt="multipart",
         ),
         A("post", r("api-author-import"), A_AUTHOR, _upload, fmt="multipart", shares=("staff",)),
+    ],
+    "api-author-import-jobs": [
+        A(
+            "post",
+            q(r("api-author-import-jobs"), lambda w: "dry_run=1"),
+            A_AUTHOR,
+            _upload,
+            fmt="multipart",
+        ),
+    ],
+    # A job is its uploader's alone: other authors (staff included) get 404.
+    "api-author-import-job": [
+        A("get", r("api-author-import-job", "import_job.pk"), E(OK, 403, 403, 404, DENY))
     ],
     "api-author-preview": [
         A("post", r("api-author-preview"), A_AUTHOR, lambda w: {"text": "*hi*"})

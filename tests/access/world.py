@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import profile_for
 from apps.authoring import services as authoring
-from apps.authoring.models import DeckAuthor
+from apps.authoring.models import DeckAuthor, ImportJob
 from apps.decks.models import Card, Deck, Section
 from apps.demos.models import DemoRun
 from apps.quizzes import services as quizzes
@@ -54,6 +54,7 @@ class World:
     draft_question: Question
     revision: object
     tokens: dict = field(default_factory=dict)
+    import_job: object = None  # alice's finished import of her draft
 
     def __getitem__(self, name):
         return getattr(self, name)
@@ -148,4 +149,8 @@ def world_build() -> World:
         draft_question=draft_question, revision=draft_card.revisions.get(number=1),
         tokens={name: Token.objects.create(user=user).key for name, user in
                 {"alice": alice, "bob": bob, "charlie": charlie, "staff": staff}.items()},
+        import_job=ImportJob.objects.create(
+            user=alice, deck_slug=draft.slug, filename="cards.csv", data=b"",
+            status=ImportJob.Status.SUCCEEDED,
+        ),
     )  # fmt: skip

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -116,32 +117,41 @@ class Server:
             conn.close()
 
 
-@pytest.fixture
-def web_server():
-    """gunicorn (2 sync workers, as deployed) against the test database."""
-    needs_postgresql()
+@contextmanager
+def web_server_running(**env: str):
+    """gunicorn (2 sync workers, as deployed) against the test database, with `env` on top."""
     LOGS.mkdir(exist_ok=True)
     port, log_path = free_port(), LOGS / "failure-gunicorn.log"
     log = open(log_path, "w")  # noqa: SIM115
+    # The tests send bursts from one user: the throttles are not what they measure.
+    env = {"THROTTLE_USER": "100000/min", "THROTTLE_WRITE": "100000/min", **env}
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "config.wsgi", f"--bind=127.0.0.1:{port}",
          "--workers=2", "--timeout=30", "--graceful-timeout=5"],
-        # The tests send bursts from one user: the throttles are not what they measure.
-        cwd=ROOT, env=subprocess_env(THROTTLE_USER="100000/min", THROTTLE_WRITE="100000/min"),
+        cwd=ROOT, env=subprocess_env(**env),
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     server = Server(port, proc, log_path)
-    deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, f"gunicorn exited: see {log_path}"
-        status, *_ = server.request("GET", "/accounts/login/", timeout=2)
-        if status == 200:
-            break
-        assert time.monotonic() < deadline, f"gunicorn did not answer in 30 s: see {log_path}"
-        time.sleep(0.2)
-    yield server
-    stop(proc)
-    log.close()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, f"gunicorn exited: see {log_path}"
+            status, *_ = server.request("GET", "/accounts/login/", timeout=2)
+            if status == 200:
+                break
+            assert time.monotonic() < deadline, f"gunicorn did not answer in 30 s: see {log_path}"
+            time.sleep(0.2)
+        yield server
+    finally:
+        stop(proc)
+        log.close()
+
+
+@pytest.fixture
+def web_server():
+    needs_postgresql()
+    with web_server_running() as server:
+        yield server
 
 
 def log_text(proc: subprocess.Popen) -> str:

@@ -53,6 +53,7 @@ def _real_path_values(path: str, w: World) -> dict[str, list]:
         "/api/author/cards/": [w.draft_card.pk],
         "/api/author/questions/": [w.draft_question.pk],
         "/api/author/revisions/": [w.revision.pk],
+        "/api/author/imports/": [w.import_job.pk],
         "/api/cards/": [w.card.pk, w.draft_card.pk],
     }
     slugs = {
@@ -113,6 +114,7 @@ SEMANTIC_REFUSALS = {
     "PATCH /api/author/quizzes/{slug}/": {400},
     # The uploaded file's content is checked whole (encoding, format, entries).
     "POST /api/author/import/": {400},
+    "POST /api/author/imports/": {400},
     # Each demo has its own parameters (GET /api/demos/); the body's params object cannot say
     # which names and bounds apply without one schema per demo.
     "POST /api/demo-runs/": {400},
