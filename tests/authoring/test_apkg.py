@@ -292,3 +292,44 @@ def test_cloze_basic_leaves_no_deletion_on_the_back(text, number):
     front, back = cloze_basic(text, number)
     assert not re.search(r"\{\{c\d+::.*?\}\}", back)
     assert front.count(CLOZE_BLANK) <= text.count("{{")
+
+
+KINDS_DECK = """
+slug: kinds
+title: Card kinds
+sections:
+  - slug: core
+    title: Core
+    cards:
+      - slug: primitives
+        kind: cloze
+        front: "A Ray {{c1::task}} is stateless; an {{c2::actor::process}} keeps state."
+        back: Both return object references.
+        source: Moritz et al. 2018, Ray (OSDI), section 3
+      - slug: gcs
+        kind: reverse
+        front: GCS
+        back: The head node's service holding cluster metadata
+        source: Ray docs, Key Concepts
+      - slug: put
+        front: What does ray.put return?
+        back: An ObjectRef to the stored value.
+        source: Ray docs, Objects
+"""
+
+
+def test_cloze_and_reverse_notes_survive_an_apkg_round_trip(db, staff):
+    from apps.decks.content import deck_apply, parse_deck, read_yaml
+
+    deck_apply(parse_deck(read_yaml(KINDS_DECK, "kinds.yaml"), "kinds.yaml"))
+    fields = ("section__slug", "slug", "kind", "ordinal", "front", "back", "source")
+
+    def cards(slug):
+        return list(Card.objects.filter(deck__slug=slug).order_by("slug").values_list(*fields))
+
+    data = export_deck(Deck.objects.get(slug="kinds"), "apkg")
+    _, copy = _import(data, user=staff, deck_slug="kinds-copy")
+    assert copy.created == 5  # primitives-c1, -c2; gcs and gcs-reverse; put
+    assert cards("kinds-copy") == cards("kinds")
+    c2 = Card.objects.get(deck__slug="kinds-copy", slug="primitives-c2")
+    assert "[process]" in c2.front_html and "task" in c2.front_html
