@@ -117,6 +117,13 @@ def _collection_bytes(data: bytes) -> tuple[str, bytes, int]:
             raise ApkgError(f"{name} is packed with a method zip cannot unpack") from None
 
 
+def apkg_precheck(data: bytes) -> None:
+    """What a web request can refuse before the worker reads the package: not a zip, no
+    collection, the anki21b format, a zip bomb (inflation stops at the caps, well under a
+    second). ApkgError says which."""
+    _collection_bytes(data)
+
+
 REQUIRED = {
     "col": {"models", "decks"},
     "notes": {"id", "guid", "mid", "tags", "flds"},

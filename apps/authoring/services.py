@@ -26,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from apps.authoring.apkg import ApkgError, apkg_precheck
 from apps.authoring.models import DeckAuthor, ImportJob, Revision
 from apps.authoring.selectors import can_author
 from apps.decks.content import (
@@ -802,7 +803,12 @@ def import_precheck(*, data: bytes, filename: str, fmt: str | None, deck_slug: s
         raise ContentError(
             source, "", f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)}"
         )
-    if fmt != "apkg":  # a package is a zip: the worker reads it
+    if fmt == "apkg":  # a zip: its structure and size are checked here, its notes later
+        try:
+            apkg_precheck(data)
+        except ApkgError as exc:
+            raise ContentError(source, "", str(exc)) from None
+    else:
         text_decode(data, source)
     if fmt in ("csv", "anki") and not deck_slug:
         raise ContentError(source, "", f"a {fmt} file has no deck: name the deck to import into")
