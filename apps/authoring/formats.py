@@ -668,7 +668,7 @@ def export_csv(deck: Deck) -> str:
             tags = ", ".join(card.tags) + ("," if len(card.tags) == 1 else "")
         row = [card.note_slug or card.slug, card.section.slug, card.section.title, card.kind,
                card.front, card.back, card.why, card.source, tags]  # fmt: skip
-        writer.writerow([csv_cell_defuse(cell) for cell in row])
+        writer.writerow(row)
     return out.getvalue()
 
 
