@@ -209,6 +209,18 @@ class ImportSerializer(serializers.Serializer):
     section = serializers.CharField(required=False, help_text="section for anki cards")
     publish = serializers.BooleanField(required=False, default=False)
 
+    def validate(self, attrs):
+        """A form field this import does not take is refused, as the schema says, rather than
+        silently dropped (a misspelt "deck" would import into the wrong place)."""
+        unknown = sorted(str(name) for name in set(self.initial_data) - set(self.fields))
+        if unknown:
+            name = unknown[0][:40]
+            allowed = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {name: f"unknown field {name!r} (allowed: {allowed})"}
+            )
+        return attrs
+
 
 class ImportResultSerializer(serializers.Serializer):
     deck = serializers.CharField()

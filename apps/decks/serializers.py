@@ -11,7 +11,13 @@ from apps.decks.models import Card, Deck, Section
 class JSONCharField(serializers.CharField):
     # DRF refuses a NUL character, and text of spaces only as blank; the pattern tells the
     # schema so (one pattern per field in the schema: a field with its own replaces these).
-    pattern = RegexValidator(r"^[^\x00]*[^\x00\s][^\x00]*$", "must not be blank")
+    # Whitespace spelt out as Python's str.strip() sees it (\x1c-\x1f, \x85 and \xa0 too): a
+    # schema's "\s" means less in other regex engines, which would call "\x85" not blank.
+    pattern = RegexValidator(
+        r"^[^\x00]*[^\x00\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
+        r"\u3000][^\x00]*$",
+        "must not be blank",
+    )
     # "+", not "*": the schema offers a blank field as oneOf this pattern or maxLength 0, and ""
     # must match just one of them.
     blank_pattern = RegexValidator(r"^[^\x00]+$", "must not contain a NUL character")
