@@ -423,7 +423,7 @@ DEMOS: tuple[DemoSpec, ...] = (
         "best trial ended on.",
         params=(
             Param("trials", "int", 4, 2, 8, "trials in each population"),
-            Param("steps", "int", 18, 5, 200, "training steps per trial (125 SGD updates each)"),
+            Param("steps", "int", 24, 5, 200, "training steps per trial (125 SGD updates each)"),
             Param("perturb_every", "int", 3, 1, 50, "steps between PBT exploit/explore"),
         ),
         chart=Chart(
