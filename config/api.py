@@ -84,6 +84,8 @@ class DocumentedErrors(AutoSchema):
         codes["403"] = "Not signed in, a token that is not valid, or not allowed to do this."
         if "{" in self.path:
             codes["404"] = "No such thing, or not one the caller may see."
+        if self.method in ("POST", "PUT", "PATCH") and "multipart/form-data" in self.map_parsers():
+            codes["415"] = "The body is not a well-formed multipart form (an upload's)."
         codes["429"] = "Too many requests (config.security throttles): retry after Retry-After."
         codes["503"] = "The database is out of reach for a moment: retry in a few seconds."
         return codes

@@ -202,11 +202,18 @@ class ImportSerializer(serializers.Serializer):
         choices=["yaml", "json", "csv", "anki", "apkg"], required=False,
         help_text="default: from the file name (.yaml .yml .json .csv .txt .apkg)",
     )  # fmt: skip
+    # A form sends an empty field for one left empty: blank means "not given" here.
     deck = serializers.CharField(
-        required=False, help_text="deck slug, for csv and anki files (apkg: its deck's name)"
+        required=False,
+        allow_blank=True,
+        help_text="deck slug, for csv and anki files (apkg: its deck's name)",
     )
-    title = serializers.CharField(required=False, help_text="title of a new deck (csv, anki)")
-    section = serializers.CharField(required=False, help_text="section for anki cards")
+    title = serializers.CharField(
+        required=False, allow_blank=True, help_text="title of a new deck (csv, anki)"
+    )
+    section = serializers.CharField(
+        required=False, allow_blank=True, help_text="section for anki cards"
+    )
     publish = serializers.BooleanField(required=False, default=False)
 
     def validate(self, attrs):
