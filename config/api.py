@@ -4,11 +4,13 @@ description on every operation."""
 import logging
 
 from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import exceptions, serializers, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.errors import ServiceError
 from config.middleware import MESSAGE, RETRY_AFTER_S, is_database_unavailable
 
 log = logging.getLogger(__name__)
@@ -24,19 +26,37 @@ def _first_message(detail) -> str:
     return str(detail)
 
 
+class Refused(exceptions.APIException):
+    """A service's refusal (config.errors.ServiceError) with the status it names."""
+
+    def __init__(self, error: ServiceError):
+        super().__init__(detail=error.detail)
+        self.status_code = error.status
+
+
+def _validation_detail(exc: DjangoValidationError):
+    return exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+
+
 class DatabaseUnavailable(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_code = "database_unavailable"
 
 
 def exception_handler(exc, context):
-    """DRF's handler, plus a top-level "error" sentence so clients need not walk field dicts."""
+    """DRF's handler, plus a top-level "error" sentence so clients need not walk field dicts.
+    The one place where a service's refusal becomes an API answer: a ServiceError with its
+    status, a model's ValidationError as a 400 naming its fields."""
     database_down = is_database_unavailable(exc)
     if database_down:
         # A restart or failover: 503 with Retry-After, which clients retry (same client_id).
         request = context.get("request")
         log.warning("database unavailable at %s: %s", getattr(request, "path", "?"), exc)
         exc = DatabaseUnavailable(MESSAGE)
+    elif isinstance(exc, ServiceError):
+        exc = Refused(exc)
+    elif isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(_validation_detail(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
     elif isinstance(exc, PermissionDenied):

@@ -77,6 +77,7 @@ MIDDLEWARE = [
     "config.limits.RequestBytesMiddleware",  # 400 for NUL or non-UTF-8 in path, query, form
     "config.security.PageWriteThrottleMiddleware",  # page writes share the API's "write" rate
     "django.contrib.messages.middleware.MessageMiddleware",
+    "config.errors.ServiceErrorMiddleware",  # a service's refusal on a page (config.errors)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "apps.accounts.middleware.UserTimezoneMiddleware",

@@ -25,11 +25,12 @@ from apps.study.models import (
     SectionProgress,
 )
 from apps.study.scheduler import CardSchedule
+from config.errors import ServiceError
 
 UNDO_DEPTH = 30
 
 
-class StudyError(Exception):
+class StudyError(ServiceError):
     """A refused study action; `status` is the HTTP status, the message is fit to show."""
 
     status = 400

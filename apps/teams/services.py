@@ -14,6 +14,7 @@ from django.utils.text import slugify
 
 from apps.decks.models import Deck
 from apps.teams.models import Invite, InviteUse, Membership, Team
+from config.errors import ServiceError
 
 NAME_MAX = 100
 INVITE_MAX_LIFETIME = timedelta(days=90)
@@ -21,7 +22,7 @@ INVITE_MAX_USES = 1000
 RESERVED_SLUGS = {"join"}
 
 
-class TeamError(Exception):
+class TeamError(ServiceError):
     status = 400
 
 
