@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "apps.demos",
     "apps.teams",
     "apps.authoring",
+    "apps.site",
+    "apps.operations",
 ]
 
 MIDDLEWARE = [

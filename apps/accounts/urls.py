@@ -46,6 +46,4 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("profile/", views.profile, name="profile"),
-    path("profile/export.json", views.export, {"fmt": "json"}, name="export_json"),
-    path("profile/export.zip", views.export, {"fmt": "csv"}, name="export_csv"),
 ]

@@ -5,7 +5,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from apps.accounts.export import export_response
 from apps.accounts.forms import ProfileForm, SignUpForm
 from apps.accounts.models import profile_for
 
@@ -37,9 +36,3 @@ def profile(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Profile saved.")
         return redirect("accounts:profile")
     return render(request, "accounts/profile.html", {"form": form})
-
-
-@login_required
-def export(request: HttpRequest, fmt: str) -> HttpResponse:
-    """ "Your data": everything of the signed-in user's, as JSON or as a zip of CSV files."""
-    return export_response(request.user, fmt)

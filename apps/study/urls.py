@@ -10,7 +10,6 @@ urlpatterns = [
     path("review/more-new-cards/", views.learn_more, name="learn-more"),
     path("review/<slug:deck_slug>/", views.review, name="review-deck"),
     path("cram/<slug:deck_slug>/", views.cram, name="cram"),
-    path("stats/", views.stats, name="stats"),
     path("plan/", plan_views.plan_page, name="plan"),
     path("cards/<int:card_id>/suspend/", views.suspend, name="suspend"),
     path("browse/", views.browse_page, name="browse"),

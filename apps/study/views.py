@@ -1,4 +1,4 @@
-"""Study pages: the review loop (one view for the page and its htmx fragment), cram, stats."""
+"""Study pages: the review loop (one view for the page and its htmx fragment), cram, browse."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import browse, charts, interview, progress, scheduler, selectors, services
+from apps.study import browse, scheduler, selectors, services
 from apps.study.forms import BrowseForm, MoreNewCardsForm
 from apps.study.selectors import QueueItem
 
@@ -321,35 +321,6 @@ def cram(request, deck_slug: str):
     }
     template = "study/cram.html#cram" if request.htmx else "study/cram.html"
     return render(request, template, context)
-
-
-@login_required
-def stats(request):
-    data = selectors.stats(request.user)
-    heatmap = charts.year_heatmap(data.per_day, data.today)
-    labels = [
-        "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
-        for i in range(30)
-    ]
-    forecast = charts.bar_chart(data.forecast, labels)
-    retention = {
-        name: {"passed": p, "reviewed": n, "pct": round(100 * p / n) if n else None}
-        for name, (p, n) in data.retention.items()
-    }
-    context = {
-        "stats": data,
-        "heatmap": heatmap,
-        "forecast": forecast,
-        "forecast_total": sum(data.forecast),
-        "retention": retention,
-        "busiest": max(data.per_day.values(), default=0),
-        "calibration": interview.calibration(request.user),
-        "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
-        "leeches": browse.leech_cards(request.user),
-        "leech_threshold": profile_for(request.user).leech_threshold,
-        "formulas": progress.FORMULAS,
-    }
-    return render(request, "study/stats.html", context)
 
 
 @login_required

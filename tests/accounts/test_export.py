@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from apps.accounts.export import KINDS
 from apps.authoring.formats import csv_cell_defuse
 from apps.demos.models import DemoPoint, DemoRun
+from apps.operations.export import KINDS
 from apps.quizzes import services as quiz_services
 from apps.study import services as study_services
 from apps.study.models import ReviewLog

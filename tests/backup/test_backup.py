@@ -15,10 +15,10 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from apps.accounts.management.commands.backup import backed_up_models
 from apps.authoring import services as authoring
 from apps.decks.models import Card, Deck
 from apps.demos.models import DemoPoint, DemoRun
+from apps.operations.management.commands.backup import backed_up_models
 from apps.quizzes import services as quiz_services
 from apps.quizzes.models import Quiz
 from apps.study import services as study_services
@@ -226,7 +226,7 @@ def test_flush_replaces_the_content(bob, backup_file, small_deck):
 
 
 def test_every_model_is_backed_up_or_skipped_for_a_stated_reason():
-    from apps.accounts.management.commands.backup import SKIPPED
+    from apps.operations.management.commands.backup import SKIPPED
 
     backed_up = set(backed_up_models())
     for model in apps.get_models():

@@ -140,7 +140,7 @@ def test_stats_page_draws_the_charts(alice_client, alice, small_deck):
 
 
 def test_stats_query_count_is_constant(alice, small_deck, django_assert_num_queries):
-    from apps.study import selectors
+    from apps.site import selectors
 
     now = timezone.now()
     for card in small_deck.cards.all():

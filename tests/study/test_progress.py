@@ -6,7 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.study import progress, selectors
+from apps.site import selectors
+from apps.study import progress
 from apps.study.services import review_record
 from apps.teams import selectors as team_selectors
 from apps.teams import services as team_services

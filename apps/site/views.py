@@ -1,19 +1,26 @@
+"""The site's pages, composed from what the other apps provide: the home page with each deck's
+guided path, the deck and section pages, the stats page, and the 400/403/404/500 handlers."""
+
+from datetime import timedelta
+
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
 
-from apps.decks import selectors
+from apps.accounts.models import profile_for
+from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
-from apps.study import interview as study_interview
-from apps.study import progress
+from apps.site import selectors
+from apps.study import browse, charts, interview, progress
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    decks = list(selectors.deck_list(request.user))
+    decks = list(deck_selectors.deck_list(request.user))
     context = {"decks": decks}
     if request.user.is_authenticated:
         counts = study_selectors.due_counts(
@@ -21,25 +28,25 @@ def home(request: HttpRequest) -> HttpResponse:
         )
         for item in decks:
             item.study = counts.get(item.pk, {"due": 0, "new": 0})
-        context["interview"] = study_interview.next_step(request.user)
-        paths = study_selectors.learning_path(request.user, decks, counts)
+        context["interview"] = interview.next_step(request.user)
+        paths = selectors.learning_path(request.user, decks, counts)
         for item in decks:
             item.path = paths[item.pk]
     context["formulas"] = progress.FORMULAS
-    return render(request, "decks/home.html", context)
+    return render(request, "site/home.html", context)
 
 
 def deck(request: HttpRequest, slug: str) -> HttpResponse:
-    deck = selectors.deck_detail(request.user, slug)
+    deck = deck_selectors.deck_detail(request.user, slug)
     checks = quiz_selectors.deck_knowledge_checks(deck)
-    return render(request, "decks/deck.html", {"deck": deck, "knowledge_checks": checks})
+    return render(request, "site/deck.html", {"deck": deck, "knowledge_checks": checks})
 
 
 def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResponse:
-    section = selectors.section_detail(request.user, deck_slug, section_slug)
+    section = deck_selectors.section_detail(request.user, deck_slug, section_slug)
     if request.user.is_authenticated:
         section_read(user=request.user, section=section)
-    previous, following = selectors.section_neighbours(section)
+    previous, following = deck_selectors.section_neighbours(section)
     cards = list(section.cards.all())
     live = live_demos_by_card(section)
     for card in cards:
@@ -52,7 +59,38 @@ def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResp
         "following": following,
         **section_quiz_blocks(quiz_selectors.section_quizzes(section)),
     }
-    return render(request, "decks/section.html", context)
+    return render(request, "site/section.html", context)
+
+
+@login_required
+def stats(request: HttpRequest) -> HttpResponse:
+    """Study's figures (heatmap, forecast, retention, mastery, leeches, calibration) beside each
+    deck's readiness, which counts the quizzes' knowledge checks."""
+    data = selectors.stats(request.user)
+    heatmap = charts.year_heatmap(data.per_day, data.today)
+    labels = [
+        "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
+        for i in range(30)
+    ]
+    forecast = charts.bar_chart(data.forecast, labels)
+    retention = {
+        name: {"passed": p, "reviewed": n, "pct": round(100 * p / n) if n else None}
+        for name, (p, n) in data.retention.items()
+    }
+    context = {
+        "stats": data,
+        "heatmap": heatmap,
+        "forecast": forecast,
+        "forecast_total": sum(data.forecast),
+        "retention": retention,
+        "busiest": max(data.per_day.values(), default=0),
+        "calibration": interview.calibration(request.user),
+        "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
+        "leeches": browse.leech_cards(request.user),
+        "leech_threshold": profile_for(request.user).leech_threshold,
+        "formulas": progress.FORMULAS,
+    }
+    return render(request, "site/stats.html", context)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
