@@ -16,7 +16,6 @@ from apps.authoring.formats import (
     EXPORT_FORMATS,
     ImportUploadCut,
     export_download,
-    import_document,
     limit_text,
 )
 from apps.authoring.models import ImportJob
@@ -71,25 +70,17 @@ class DeckImport(AuthorView, APIView):
             # Too large to parse and write within a request: the worker does it (202).
             return import_job_response(request, data, filename, options, dry_run)
         try:
-            doc = import_document(
-                data, filename=filename, fmt=options.get("format"),
-                deck_slug=options.get("deck", ""), deck_title=options.get("title", ""),
-                section=options.get("section", ""),
+            doc, result = services.file_import(
+                data=data, filename=filename, options=job_options(options), user=request.user,
+                dry_run=dry_run,
             )  # fmt: skip
-            result = services.deck_import(
-                doc=doc, user=request.user, dry_run=dry_run, publish=options["publish"]
-            )
         except ContentError as exc:
             raise ValidationError({"file": f"Nothing was imported. {exc}"}) from None
         except DjangoValidationError as exc:
             raise ValidationError({"file": " ".join(exc.messages)}) from None
         out = ImportResultSerializer(
-            {"deck": result.deck, "dry_run": dry_run, "created": result.created,
-             "changed": result.changed, "unchanged": result.unchanged,
-             "changed_slugs": result.changed_slugs, "created_slugs": result.created_slugs,
-             "retired": result.retired, "warnings": result.warnings,
-             "notes": doc.notes}
-        )  # fmt: skip
+            services.import_result_data(result, dry_run=dry_run, notes=doc.notes)
+        )
         return Response(out.data, status=status.HTTP_200_OK if dry_run else 201)
 
 
@@ -124,15 +115,23 @@ def import_precheck(data: bytes, filename: str, options: dict) -> None:
         raise ValidationError({"file": f"Nothing was imported. {exc}"}) from None
 
 
-def import_job_response(request, data: bytes, filename: str, options: dict, dry_run: bool):
-    import_precheck(data, filename, options)
-    job_options = {
+def job_options(options: dict) -> dict:
+    """The upload's fields under the names the import services (and a job) keep."""
+    return {
         "fmt": options.get("format"), "deck_slug": options.get("deck", ""),
         "deck_title": options.get("title", ""), "section": options.get("section", ""),
         "publish": options["publish"],
     }  # fmt: skip
+
+
+def import_job_response(request, data: bytes, filename: str, options: dict, dry_run: bool):
+    import_precheck(data, filename, options)
     job = services.import_job_create(
-        user=request.user, data=data, filename=filename, options=job_options, dry_run=dry_run
+        user=request.user,
+        data=data,
+        filename=filename,
+        options=job_options(options),
+        dry_run=dry_run,
     )  # ImportBusy, a Conflict, answers 409
     body = ImportJobSerializer(import_job_data(job)).data
     code = status.HTTP_503_SERVICE_UNAVAILABLE if job.status == "failed" else 202

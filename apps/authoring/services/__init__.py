@@ -26,11 +26,13 @@ from apps.authoring.services.imports import (
     INLINE_IMPORT_MAX_BYTES,
     ImportBusy,
     deck_import,
+    file_import,
     import_job_create,
     import_job_progress,
     import_job_run,
     import_job_time_out,
     import_precheck,
+    import_result_data,
 )
 from apps.authoring.services.links import card_demos_link, card_questions_link
 from apps.authoring.services.questions import question_delete, question_move, question_save
@@ -45,11 +47,11 @@ from apps.authoring.services.sections import (
 )
 
 __all__ = [
-    "CARD_FIELDS", "INLINE_IMPORT_MAX_BYTES", "QUIZ_FIELDS", "ImportBusy", "Source",
-    "card_create", "card_data", "card_delete", "card_demos_link", "card_edit", "card_move",
-    "card_questions_link", "card_update", "deck_author_grant", "deck_author_revoke",
-    "deck_create", "deck_import", "deck_update", "import_job_create", "import_job_progress",
-    "import_job_run", "import_job_time_out", "import_precheck", "note_siblings",
+    "CARD_FIELDS", "INLINE_IMPORT_MAX_BYTES", "ImportBusy", "QUIZ_FIELDS", "Source", "card_create",
+    "card_data", "card_delete", "card_demos_link", "card_edit", "card_move", "card_questions_link",
+    "card_update", "deck_author_grant", "deck_author_revoke", "deck_create", "deck_import",
+    "deck_update", "file_import", "import_job_create", "import_job_progress", "import_job_run",
+    "import_job_time_out", "import_precheck", "import_result_data", "note_siblings",
     "question_data", "question_delete", "question_move", "question_save", "quiz_delete",
     "quiz_save", "revision_restore", "section_create", "section_delete", "section_move",
     "section_update",

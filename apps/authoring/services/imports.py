@@ -84,6 +84,29 @@ def deck_import(
     return result
 
 
+def file_import(
+    *, data: bytes, filename: str, options: dict, user, dry_run: bool = False
+) -> tuple[DeckDoc, LoadResult]:
+    """Read a whole import file (any format) and apply it in one transaction (deck_import).
+    `options` as an ImportJob keeps them: fmt, deck_slug, deck_title, section, publish."""
+    doc = import_document(
+        data, filename=filename, fmt=options.get("fmt"), deck_slug=options.get("deck_slug", ""),
+        deck_title=options.get("deck_title", ""), section=options.get("section", ""),
+    )  # fmt: skip
+    publish = bool(options.get("publish"))
+    return doc, deck_import(doc=doc, user=user, dry_run=dry_run, publish=publish)
+
+
+def import_result_data(result: LoadResult, *, dry_run: bool, notes) -> dict:
+    """What an import did, as the API answers it and a job keeps it."""
+    return {
+        "deck": result.deck, "dry_run": dry_run, "created": result.created,
+        "changed": result.changed, "unchanged": result.unchanged,
+        "changed_slugs": result.changed_slugs, "created_slugs": result.created_slugs,
+        "retired": result.retired, "warnings": result.warnings, "notes": list(notes),
+    }  # fmt: skip
+
+
 # Imports as jobs ------------------------------------------------------------------------------
 
 
@@ -229,11 +252,8 @@ def import_job_run(*, job_id: int) -> str | None:
         return ImportJob.Status.FAILED
     ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
         status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
-        result={"deck": result.deck, "dry_run": job.dry_run, "created": result.created,
-                "changed": result.changed, "unchanged": result.unchanged,
-                "changed_slugs": result.changed_slugs, "created_slugs": result.created_slugs,
-                "retired": result.retired, "warnings": result.warnings,
-                "notes": list(getattr(doc, "notes", [])), "summary": str(result)},
+        result={**import_result_data(result, dry_run=job.dry_run, notes=doc.notes),
+                "summary": str(result)},
     )  # fmt: skip
     cache.delete(_progress_key(job_id))
     return ImportJob.Status.SUCCEEDED

@@ -18,7 +18,6 @@ from apps.authoring.formats import (
     ImportUploadCut,
     export_download,
     format_guess,
-    import_document,
     limit_text,
 )
 from apps.authoring.forms import ImportForm
@@ -99,11 +98,10 @@ def _import_page(request):
                 )  # fmt: skip
                 url = reverse("authoring:import-job", args=[job.pk])
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-        doc = import_document(
-            data, filename=filename, fmt=options["fmt"], deck_slug=options["deck_slug"],
-            deck_title=options["deck_title"], section=options["section"],
+        doc, result = services.file_import(
+            data=data, filename=filename, options=options, user=request.user,
+            dry_run=not committing,
         )  # fmt: skip
-        result = services.deck_import(doc=doc, user=request.user, dry_run=not committing)
     except ContentError as exc:
         context["error"] = f"Nothing was imported. {exc}"
         return render(request, "authoring/import.html", context, status=400)
