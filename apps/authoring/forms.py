@@ -1,5 +1,10 @@
-"""The question editor's one-line-per-option text, to and from the quiz file format.
+"""The author pages' forms. Each reads one page's post: the fields a person types are taken as
+typed (the services clean and check them, with the messages the API gives too); what only a page
+sends (a checkbox, whole minutes, a percentage, the editor's option lines) is turned into what the
+service takes here. `AuthorForm.refused(exc)` puts a service's ValidationError on the fields it
+names, so the page shows it in place.
 
+The question editor's one-line-per-option text, to and from the quiz file format:
 Choices:     `[x] right choice` / `[ ] wrong choice`
 Statements:  `[T] a true statement` / `[F] a false statement`
 Pairs:       `left side => right side`
@@ -7,7 +12,10 @@ Pairs:       `left side => right side`
 
 import re
 
+from django import forms
 from django.core.exceptions import ValidationError
+
+from apps.quizzes.models import Question
 
 OPTION_FIELD = {"single": "choices", "multi": "choices", "true_false": "statements",
                 "match": "pairs"}  # fmt: skip
@@ -55,3 +63,272 @@ def options_parse(kind: str, text: str) -> dict[str, list]:
                 raise ValidationError({"options": f"line {number}: start it with [T] or [F]"})
             items.append({"text": match.group(2).strip(), "answer": mark == "t"})
     return {field: items}
+
+
+# Forms -------------------------------------------------------------------------------------
+
+
+class Text(forms.CharField):
+    """Text as typed (the service strips and checks it); absent or empty is ""."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=False, **kwargs)
+
+
+class Texts(forms.Field):
+    """Every value a multiple select or a group of checkboxes sent, as text."""
+
+    widget = forms.MultipleHiddenInput
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value) -> list[str]:
+        return [str(v) for v in value or []]
+
+
+class Ticked(Text):
+    """A checkbox the service takes as a boolean: "on", "1" or "true" tick it."""
+
+    def to_python(self, value) -> bool:
+        return super().to_python(value) in ("on", "1", "true")
+
+
+class AuthorForm(forms.Form):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refusals: dict[str, list[str]] = {}  # refused fields the form has not (a service's)
+
+    def is_valid(self) -> bool:
+        return super().is_valid() and not self.refusals
+
+    def refused(self, exc: ValidationError) -> None:
+        """Show a service's refusal on the fields it names (the rest above the form)."""
+        if not hasattr(exc, "error_dict"):
+            self.add_error(None, exc)
+            return
+        for field, errors in exc.message_dict.items():
+            if field in self.fields:
+                self.add_error(field, errors)
+            else:
+                self.refusals.setdefault(field, []).extend(errors)
+
+    def messages(self) -> dict[str, str]:
+        """Field -> what is wrong with it, as the templates show it ("__all__" for the rest)."""
+        shown = {field: list(errors) for field, errors in self.errors.items()}
+        for field, errors in self.refusals.items():
+            shown.setdefault(field, []).extend(errors)
+        return {field: " ".join(errors) for field, errors in shown.items()}
+
+    def values(self) -> dict:
+        """What the person typed, to fill the form in again."""
+        data = getattr(self, "cleaned_data", {})
+        return {name: data.get(name, self.data.get(name, "")) for name in self.fields}
+
+    def posted(self, *names: str) -> dict:
+        """The cleaned fields among `names` that the post carried (a field the page does not
+        show is not sent, and so not changed)."""
+        return {name: self.cleaned_data[name] for name in names if name in self.data}
+
+
+class DeckCreateForm(AuthorForm):
+    slug = Text()
+    title = Text()
+
+
+class DeckForm(AuthorForm):
+    title = Text()
+    description = Text()
+    objectives = Text()
+
+
+class DeckPublishForm(AuthorForm):
+    publish = Text()
+    next = Text()
+
+    def clean_publish(self) -> bool:
+        return self.cleaned_data["publish"] == "1"
+
+
+class DeckAuthorsForm(AuthorForm):
+    """Grant (username) or, when `revoke` names a user id, revoke one author."""
+
+    username = Text()
+    revoke = Text()
+
+    def clean_revoke(self) -> int | None:
+        user_id = self.cleaned_data["revoke"]
+        if not user_id:
+            return None
+        if not user_id.isdigit():
+            raise ValidationError(f"No author to remove: {user_id!r} is no user id.")
+        return int(user_id)
+
+
+class SectionForm(AuthorForm):
+    slug = Text()
+    title = Text()
+    summary = Text()
+    delete = Ticked()
+
+    def section_fields(self) -> dict:
+        return {name: self.cleaned_data[name] for name in ("slug", "title", "summary")}
+
+
+class MoveForm(AuthorForm):
+    direction = Text()  # the service moves for "up" and "down" and ignores anything else
+
+
+def direction_posted(data) -> str:
+    """The direction a move button posted (any text: the move services ignore all but up/down)."""
+    form = MoveForm(data)
+    form.is_valid()
+    return form.cleaned_data["direction"]
+
+
+class CardForm(AuthorForm):
+    """A card's fields (an existing card's form sends no kind: it is set at creation), why it
+    was edited, and the quiz questions and demos it links to when the page showed them."""
+
+    section = Text()
+    slug = Text()
+    kind = Text()
+    front = Text()
+    back = Text()
+    why = Text()
+    card_source = Text()
+    tags = Text()
+    note = Text()
+    changes_answer = Ticked()
+    questions = Texts()
+    questions_shown = Text()
+    demos = Texts()
+    demos_shown = Text()
+
+    def clean_questions(self) -> list[int]:
+        picked = self.cleaned_data["questions"]
+        if not all(pk.isdigit() for pk in picked):
+            raise ValidationError("not a quiz question of this deck")
+        return [int(pk) for pk in picked]
+
+    def card_fields(self) -> dict:
+        names = ("section", "slug", "front", "back", "why", "card_source", "tags")
+        return {**{name: self.cleaned_data[name] for name in names}, **self.posted("kind")}
+
+    def links(self, deck) -> dict:
+        """questions= and demos= for card_edit, for the lists the page showed."""
+        links = {}
+        if "questions_shown" in self.data:
+            wanted = self.cleaned_data["questions"]
+            links["questions"] = Question.objects.filter(quiz__deck=deck, pk__in=wanted)
+        if "demos_shown" in self.data:
+            links["demos"] = self.cleaned_data["demos"]
+        return links
+
+
+class RestoreForm(AuthorForm):
+    changes_answer = Ticked()
+
+
+PREVIEW_FIELDS = ("front", "back", "why", "prompt", "explanation", "summary", "description")
+
+
+class PreviewForm(AuthorForm):
+    """One Markdown field of any author form (whichever was sent), and a card's kind."""
+
+    kind = Text()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in PREVIEW_FIELDS:
+            self.fields[name] = Text()
+
+    def field(self) -> str:
+        return next((name for name in PREVIEW_FIELDS if name in self.data), "")
+
+
+class QuizForm(AuthorForm):
+    slug = Text()
+    title = Text()
+    kind = Text()
+    section = Text()
+    pass_percent = Text()
+    time_limit_minutes = Text()
+    shuffle = Ticked()
+
+    def clean(self):
+        try:
+            percent = self.cleaned_data.get("pass_percent") or "70"
+            self.cleaned_data["pass_mark"] = int(percent) / 100
+            minutes = (self.cleaned_data.get("time_limit_minutes") or "").strip()
+            self.cleaned_data["time_limit_seconds"] = int(minutes) * 60 if minutes else None
+        except ValueError:
+            self.refused(
+                ValidationError({"pass_mark": "pass mark and time limit are whole numbers"})
+            )
+        return self.cleaned_data
+
+    def quiz_fields(self) -> dict:
+        data = self.cleaned_data
+        fields = {k: data[k] for k in ("slug", "title", "kind", "pass_mark", "time_limit_seconds")}
+        return {**fields, "section": data["section"] or None, "shuffle": data["shuffle"]}
+
+
+class QuestionForm(AuthorForm):
+    """A question as the editor shows it, into the quiz file document question_save takes."""
+
+    slug = Text()
+    kind = Text()
+    prompt = Text()
+    explanation = Text()
+    points = Text()
+    options = Text()
+    cards = Texts()
+    note = Text()
+
+    def clean_slug(self) -> str:
+        return self.cleaned_data["slug"].strip()
+
+    def clean_points(self) -> int:
+        try:
+            return int(self.cleaned_data["points"] or "1")
+        except ValueError:
+            raise ValidationError("points must be a whole number from 1 to 100") from None
+
+    def clean(self):
+        data = self.cleaned_data
+        if "kind" in data and "options" in data:
+            try:
+                data.update(options_parse(data["kind"], data["options"]))
+            except ValidationError as exc:
+                self.refused(exc)
+        return data
+
+    def document(self) -> dict:
+        data = self.cleaned_data
+        doc = {k: data[k] for k in ("slug", "kind", "prompt", "explanation", "points", "cards")}
+        return {**doc, **{k: data[k] for k in OPTION_HELP if k in data}}
+
+
+class ImportForm(AuthorForm):
+    """The import page: an upload with its options, or the confirmation of a preview."""
+
+    file = forms.FileField(required=False, allow_empty_file=True)
+    format = Text()
+    deck = Text()
+    title = Text()
+    section = Text()
+    commit = Text()
+    preview = Text()  # the token of the preview a commit confirms
+
+    def confirmed(self) -> str | None:
+        return self.cleaned_data["preview"] if "preview" in self.data else None
+
+    def options(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "fmt": data["format"] or None,
+            "deck_slug": data["deck"].strip(),
+            "deck_title": data["title"].strip(),
+            "section": data["section"].strip(),
+        }

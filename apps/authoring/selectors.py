@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from apps.authoring.models import DeckAuthor, Revision
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Question, Quiz
+from apps.study.models import CardState
 
 
 def is_author(user) -> bool:
@@ -119,3 +120,9 @@ def revisions_of(*, card: Card | None = None, question: Question | None = None) 
         newer.previous = older
         newer.diff = newer.changes(older)
     return rows
+
+
+def learners_with_progress(cards) -> dict[int, int]:
+    """Card id -> how many learners have a schedule for it (what retiring a card keeps)."""
+    rows = CardState.objects.filter(card__in=cards).values("card").annotate(n=Count("user"))
+    return {row["card"]: row["n"] for row in rows}

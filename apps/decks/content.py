@@ -17,7 +17,6 @@ from typing import Any
 
 import yaml
 from django.db import transaction
-from django.db.models import Count
 from django.utils import timezone
 
 from apps.decks.markdown import ClozeError, cloze_indices
@@ -25,6 +24,8 @@ from apps.decks.models import Card, Concept, Deck, Section
 from config import limits
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# What every slug check says (files, the API's serializers, the author services).
+SLUG_RULE = "must be lowercase words joined by hyphens, e.g. ray-task"
 MAX_FILE_BYTES = 2 * 1024 * 1024
 SECTION_KEYS = {"slug", "title", "summary", "concepts", "cards"}
 CONCEPT_KEYS = {"question", "explanation"}
@@ -162,7 +163,7 @@ def read_yaml(text: str, source: str) -> Any:
         raise ContentError(source, where, f"not valid YAML ({problem})") from None
 
 
-class _Reader:
+class DocReader:
     """Checks one mapping's keys and types, naming the entry in every error."""
 
     def __init__(self, source: str, entry: str, data: Any, allowed: set[str]):
@@ -196,7 +197,7 @@ class _Reader:
     def slug(self, key: str = "slug") -> str:
         value = self.text(key, max_length=80)
         if not SLUG_RE.match(value):
-            self.fail(f"{key} {value!r} must be lowercase words joined by hyphens, e.g. ray-task")
+            self.fail(f"{key} {value!r} {SLUG_RULE}")
         return value
 
     def items(self, key: str, *, required: bool = True) -> list:
@@ -218,7 +219,9 @@ class _Reader:
 
 def parse_deck(data: Any, source: str) -> DeckDoc:
     """Validate a deck document whole; raises ContentError at the first problem."""
-    top = _Reader(source, "deck", data, {"slug", "title", "description", "objectives", "sections"})
+    top = DocReader(
+        source, "deck", data, {"slug", "title", "description", "objectives", "sections"}
+    )
     deck_slug = top.slug()
     sections: list[SectionDoc] = []
     section_slugs: set[str] = set()
@@ -227,7 +230,7 @@ def parse_deck(data: Any, source: str) -> DeckDoc:
     if not raw_sections:
         top.fail("a deck needs at least one section")
     for i, raw in enumerate(raw_sections):
-        r = _Reader(
+        r = DocReader(
             source, f"sections[{i}]", raw, {"slug", "title", "summary", "concepts", "cards"}
         )
         slug = r.slug()
@@ -237,13 +240,13 @@ def parse_deck(data: Any, source: str) -> DeckDoc:
         section_slugs.add(slug)
         concepts = []
         for j, raw_concept in enumerate(r.items("concepts", required=False)):
-            c = _Reader(
+            c = DocReader(
                 source, f"{r.entry} concepts[{j}]", raw_concept, {"question", "explanation"}
             )
             concepts.append((c.text("question", max_length=300), c.text("explanation")))
         cards = []
         for j, raw_card in enumerate(r.items("cards", required=False)):
-            c = _Reader(source, f"{r.entry} cards[{j}]", raw_card, CARD_KEYS)
+            c = DocReader(source, f"{r.entry} cards[{j}]", raw_card, CARD_KEYS)
             card_slug = c.slug()
             c.entry = f"card {card_slug!r}"
             kind = c.text("kind", required=False) or "basic"
@@ -299,28 +302,24 @@ def _card_fields(doc: CardDoc, ordinal: int, section: Section, order: int) -> di
     }
 
 
-def learners_with_progress(cards) -> dict[int, int]:
-    """Card id -> how many learners have a schedule for it."""
-    from apps.study.models import CardState  # the study app builds on decks, not the reverse
-
-    rows = CardState.objects.filter(card__in=cards).values("card").annotate(n=Count("user"))
-    return {row["card"]: row["n"] for row in rows}
-
-
-def cards_retire(cards: list[Card], *, now=None) -> dict[str, int]:
-    """Retire cards (their rows, schedules and review history stay): slug -> learners."""
+def cards_retire(cards: list[Card], *, learners_of=None, now=None) -> dict[str, int]:
+    """Retire cards (their rows, schedules and review history stay): slug -> learners.
+    `learners_of(cards) -> {card id: learners with progress}` is the caller's: learners' progress
+    lives in an app built on this one (authoring passes study's count); without it, 0 each."""
     if not cards:
         return {}
-    learners = learners_with_progress(cards)
+    learners = learners_of(cards) if learners_of is not None else {}
     Card.all_objects.filter(pk__in=[c.pk for c in cards]).update(retired_at=now or timezone.now())
     return {c.slug: learners.get(c.pk, 0) for c in cards}
 
 
 @transaction.atomic
-def deck_apply(doc: DeckDoc, *, dry_run: bool = False, progress=None) -> LoadResult:
+def deck_apply(
+    doc: DeckDoc, *, dry_run: bool = False, progress=None, learners_of=None
+) -> LoadResult:
     """Upsert the deck by slugs and retire the cards it no longer has. With dry_run, count
     what would change and write nothing. `progress(cards_done)`, if given, is called every
-    PROGRESS_EVERY cards."""
+    PROGRESS_EVERY cards; `learners_of` counts the retired cards' learners (cards_retire)."""
     result = LoadResult(deck=doc.slug)
     done = 0
     deck, _ = Deck.objects.get_or_create(slug=doc.slug, defaults={"title": doc.title})
@@ -376,19 +375,20 @@ def deck_apply(doc: DeckDoc, *, dry_run: bool = False, progress=None) -> LoadRes
     # New cards in one INSERT per batch, in file order (ids follow it: the lesson's order).
     Card.objects.bulk_create(new_cards, batch_size=500)
     gone = [c for slug, c in existing_cards.items() if slug not in kept and not c.retired_at]
-    result.retired = cards_retire(gone)
+    result.retired = cards_retire(gone, learners_of=learners_of)
     if dry_run:
         transaction.set_rollback(True)
     return result
 
 
-def deck_file_load(path: Path, *, dry_run: bool = False) -> LoadResult:
+def deck_file_load(path: Path, *, dry_run: bool = False, learners_of=None) -> LoadResult:
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError(source, "", f"cannot read file ({exc})") from None
-    return deck_apply(parse_deck(read_yaml(text, source), source), dry_run=dry_run)
+    doc = parse_deck(read_yaml(text, source), source)
+    return deck_apply(doc, dry_run=dry_run, learners_of=learners_of)
 
 
 def deck_document(deck: Deck) -> dict[str, Any]:

@@ -2,7 +2,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from rest_framework import serializers
 
-from apps.decks.content import SLUG_RE
+from apps.decks.content import SLUG_RE, SLUG_RULE
 from apps.decks.models import Card, Deck, Section
 
 
@@ -49,7 +49,7 @@ class SlugTextField(JSONCharField):
     """A slug as the content loader accepts it (apps.decks.content.SLUG_RE), so the schema
     tells clients the rule the server applies: lowercase words joined by hyphens."""
 
-    pattern = RegexValidator(SLUG_RE, "must be lowercase words joined by hyphens, e.g. ray-task")
+    pattern = RegexValidator(SLUG_RE, SLUG_RULE)
 
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", 80)

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import transaction
 
-from apps.decks.content import ContentError, _Reader, read_yaml
+from apps.decks.content import ContentError, DocReader, read_yaml
 from apps.decks.models import Deck
 from apps.decks.selectors import card_names
 from apps.quizzes import scoring
@@ -82,14 +82,14 @@ class QuizLoadResult:
         return text
 
 
-def _boolean(r: _Reader, key: str, default: bool | None = None) -> bool:
+def _boolean(r: DocReader, key: str, default: bool | None = None) -> bool:
     value = r.data.get(key, default)
     if not isinstance(value, bool):
         r.fail(f"{key!r} must be true or false, got {value!r}")
     return value
 
 
-def _texts_unique(r: _Reader, what: str, texts: list[str]) -> None:
+def _texts_unique(r: DocReader, what: str, texts: list[str]) -> None:
     seen = set()
     for text in texts:
         if text in seen:
@@ -97,8 +97,10 @@ def _texts_unique(r: _Reader, what: str, texts: list[str]) -> None:
         seen.add(text)
 
 
-def _parse_question(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: set[str]):
-    r = _Reader(
+def question_parse(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: set[str]):
+    """One question entry of a quiz file (also what the author editor and API send), checked
+    whole; raises ContentError naming the entry."""
+    r = DocReader(
         source, f"{quiz_entry} questions[{i}]", raw, QUESTION_KEYS | set(KIND_KEYS.values())
     )
     slug = r.slug()
@@ -129,7 +131,7 @@ def _parse_question(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: 
     items = r.items(KIND_KEYS[kind])
     if kind in (scoring.SINGLE, scoring.MULTI):
         for j, raw_choice in enumerate(items):
-            c = _Reader(source, f"{r.entry} choices[{j}]", raw_choice, {"text", "correct"})
+            c = DocReader(source, f"{r.entry} choices[{j}]", raw_choice, {"text", "correct"})
             doc.choices.append((c.text("text"), _boolean(c, "correct", False)))
         if len(doc.choices) < 2:
             r.fail("a choice question needs at least 2 choices")
@@ -141,14 +143,14 @@ def _parse_question(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: 
             r.fail("a select-all question needs at least 1 correct choice")
     elif kind == scoring.TRUE_FALSE:
         for j, raw_statement in enumerate(items):
-            s = _Reader(source, f"{r.entry} statements[{j}]", raw_statement, {"text", "answer"})
+            s = DocReader(source, f"{r.entry} statements[{j}]", raw_statement, {"text", "answer"})
             doc.statements.append((s.text("text"), _boolean(s, "answer")))
         if not doc.statements:
             r.fail("a true/false question needs at least 1 statement")
         _texts_unique(r, "statements", [t for t, _ in doc.statements])
     else:
         for j, raw_pair in enumerate(items):
-            p = _Reader(source, f"{r.entry} pairs[{j}]", raw_pair, {"left", "right"})
+            p = DocReader(source, f"{r.entry} pairs[{j}]", raw_pair, {"left", "right"})
             doc.pairs.append((p.text("left"), p.text("right")))
         if len(doc.pairs) < 2:
             r.fail("a matching question needs at least 2 pairs")
@@ -159,7 +161,7 @@ def _parse_question(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: 
 
 def parse_quiz_file(data: Any, source: str, *, deck: Deck | None = None) -> QuizFileDoc:
     """Validate a quiz file whole against its deck; raises ContentError at the first problem."""
-    top = _Reader(source, "", data, {"deck", "quizzes"})
+    top = DocReader(source, "", data, {"deck", "quizzes"})
     deck_slug = top.slug("deck")
     if deck is None:
         deck = Deck.objects.filter(slug=deck_slug).first()
@@ -173,7 +175,7 @@ def parse_quiz_file(data: Any, source: str, *, deck: Deck | None = None) -> Quiz
     if not raw_quizzes:
         top.fail("'quizzes' is empty")
     for i, raw in enumerate(raw_quizzes):
-        r = _Reader(source, f"quizzes[{i}]", raw, QUIZ_KEYS)
+        r = DocReader(source, f"quizzes[{i}]", raw, QUIZ_KEYS)
         slug = r.slug()
         r.entry = f"quiz {slug!r}"
         if slug in seen:
@@ -202,7 +204,7 @@ def parse_quiz_file(data: Any, source: str, *, deck: Deck | None = None) -> Quiz
         if not raw_questions:
             r.fail("a quiz needs at least one question")
         for j, raw_question in enumerate(raw_questions):
-            question = _parse_question(source, r.entry, j, raw_question, card_slugs)
+            question = question_parse(source, r.entry, j, raw_question, card_slugs)
             if any(q.slug == question.slug for q in questions):
                 r.fail(f"duplicate question slug {question.slug!r}")
             questions.append(question)
@@ -248,7 +250,9 @@ def _sync(rows: dict[str, Any], wanted: list[tuple], make, update) -> bool:
     return changed
 
 
-def _apply_question(quiz: Quiz, doc: QuestionDoc, order: int, existing, cards) -> bool:
+def question_apply(quiz: Quiz, doc: QuestionDoc, order: int, existing, cards) -> bool:
+    """Write one parsed question (`existing`: slug -> Question; `cards`: slug -> card ids);
+    choices keep their rows when their text is unchanged. Returns whether anything changed."""
     question = existing.get(doc.slug)
     wanted = {
         "kind": doc.kind,
@@ -347,7 +351,7 @@ def quizzes_apply(doc: QuizFileDoc) -> QuizLoadResult:
             for q in quiz.questions.prefetch_related("cards", "choices", "statements", "pairs")
         }
         for q_order, question_doc in enumerate(quiz_doc.questions):
-            if _apply_question(quiz, question_doc, q_order, existing, cards):
+            if question_apply(quiz, question_doc, q_order, existing, cards):
                 result.changed += 1
             existing.pop(question_doc.slug, None)
         for stale in existing.values():

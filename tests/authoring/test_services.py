@@ -8,6 +8,7 @@ from apps.authoring import services
 from apps.authoring.models import Revision
 from apps.decks.markdown import render_markdown
 from apps.study.models import CardState, ReviewLog
+from config.errors import Conflict
 
 pytestmark = pytest.mark.django_db
 QUERIES_FOR_AN_ANSWER_CHANGE = 11  # whatever the number of learners
@@ -145,7 +146,7 @@ def test_moving_a_card_to_another_section_puts_it_last(staff, small_deck, ray_ta
 
 
 def test_a_section_with_cards_is_not_deleted(small_deck):
-    with pytest.raises(ValidationError, match="still has 3 cards"):
+    with pytest.raises(Conflict, match="still has 3 cards"):
         services.section_delete(section=small_deck.sections.get(slug="ray-core"))
 
 

@@ -5,6 +5,7 @@ import copy
 import pytest
 from django.urls import reverse
 
+from apps.authoring.selectors import learners_with_progress
 from apps.decks.content import ContentError, deck_apply, deck_document, parse_deck, read_yaml
 from apps.decks.markdown import ClozeError, card_faces, cloze_indices
 from apps.decks.models import Card
@@ -166,11 +167,13 @@ def test_a_card_the_file_drops_is_retired_with_its_learners_history(alice, bob):
         {"slug": "ray-task-call", "front": "A task is?", "back": "A call.", "source": SOURCE},
         *DECK["sections"][0]["cards"][1:],
     )
-    preview = deck_apply(parse_deck(split, "deck.yaml"), dry_run=True)
+    # The learners' count comes from above decks (study's states); authoring passes it in.
+    counted = {"learners_of": learners_with_progress}
+    preview = deck_apply(parse_deck(split, "deck.yaml"), dry_run=True, **counted)
     assert preview.retired == {"ray-task": 2} and preview.created_slugs == ["ray-task-call"]
     assert Card.objects.filter(slug="ray-task").exists()  # a dry run writes nothing
 
-    result = load(split)
+    result = deck_apply(parse_deck(split, "deck.yaml"), **counted)
     assert result.retired == {"ray-task": 2}
     assert "1 retired (2 learner progress records kept)" in str(result)
     assert not Card.objects.filter(slug="ray-task").exists()

@@ -164,11 +164,12 @@ def test_the_import_page_previews_and_imports_a_large_file_as_jobs_with_a_progre
 
 
 def test_while_the_worker_writes_the_status_endpoint_reports_rising_progress(author, monkeypatch):
+    from apps.authoring.services import imports
     from apps.decks import content
 
     job = upload(author, big_csv()).json()
     seen = []
-    real_cache = services.cache
+    real_cache = imports.cache
 
     class Watched:
         """The real cache; after each progress write, the API is asked for the job."""
@@ -181,8 +182,8 @@ def test_while_the_worker_writes_the_status_endpoint_reports_rising_progress(aut
             seen.append(author.get(job["url"]).json()["progress"])
 
     monkeypatch.setattr(content, "PROGRESS_EVERY", 500)
-    monkeypatch.setattr(services, "PROGRESS_EVERY", 500)
-    monkeypatch.setattr(services, "cache", Watched())
+    monkeypatch.setattr(imports, "PROGRESS_EVERY", 500)
+    monkeypatch.setattr(imports, "cache", Watched())
     services.import_job_run(job_id=job["id"])
     assert seen == sorted(seen) and len(seen) >= 6 and seen[0] > 0 and seen[-1] < 1, seen
     assert author.get(job["url"]).json()["progress"] == 1.0

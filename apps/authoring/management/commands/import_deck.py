@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.authoring.formats import IMPORT_FORMATS, import_document
-from apps.authoring.services import deck_import
+from apps.authoring.formats import IMPORT_FORMATS
+from apps.authoring.services import file_import
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 
 
@@ -35,11 +35,11 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"Cannot read {file}: {exc.strerror}") from None
         try:
-            doc = import_document(
-                data, filename=file.name, fmt=fmt, deck_slug=deck, deck_title=title,
-                section=section,
-            )  # fmt: skip
-            result = deck_import(doc=doc, user=None, dry_run=dry_run, publish=publish)
+            options = {"fmt": fmt, "deck_slug": deck, "deck_title": title, "section": section,
+                       "publish": publish}  # fmt: skip
+            _, result = file_import(
+                data=data, filename=file.name, options=options, user=None, dry_run=dry_run
+            )
         except ContentError as exc:
             raise CommandError(f"Nothing was imported. {exc}") from None
         prefix = "Dry run, nothing written: " if dry_run else "Imported "

@@ -1,0 +1,67 @@
+"""The author API under /api/author/: decks, sections, cards, quizzes and questions, revisions,
+import and export. Session or token auth; staff, or an author of the deck in question (403
+otherwise). Writes go through apps.authoring.services, like the author pages; refusals reach
+config.api.exception_handler (400 for a field, 409 for a state that forbids it)."""
+
+from django.urls import path
+
+from apps.authoring.api.cards import (
+    CardDetail,
+    CardList,
+    CardMove,
+    CardRevisions,
+    QuestionRevisions,
+    RevisionRestore,
+)
+from apps.authoring.api.decks import DeckDetail, DeckList, SectionDetail, SectionList, SectionMove
+from apps.authoring.api.imports import (
+    DeckExport,
+    DeckImport,
+    ImportJobCreate,
+    ImportJobDetail,
+    MarkdownPreview,
+)
+from apps.authoring.api.quizzes import QuestionDetail, QuestionList, QuizDetail, QuizList
+
+urlpatterns = [
+    path("author/decks/", DeckList.as_view(), name="api-author-decks"),
+    path("author/decks/<slug:slug>/", DeckDetail.as_view(), name="api-author-deck"),
+    path("author/decks/<slug:slug>/sections/", SectionList.as_view(), name="api-author-sections"),
+    path("author/decks/<slug:slug>/cards/", CardList.as_view(), name="api-author-cards"),
+    path("author/decks/<slug:slug>/quizzes/", QuizList.as_view(), name="api-author-quizzes"),
+    path(
+        "author/decks/<slug:slug>/export/<str:fmt>/",
+        DeckExport.as_view(),
+        name="api-author-export",
+    ),
+    path("author/sections/<int:pk>/", SectionDetail.as_view(), name="api-author-section"),
+    path("author/sections/<int:pk>/move/", SectionMove.as_view(), name="api-author-section-move"),
+    path("author/cards/<int:pk>/", CardDetail.as_view(), name="api-author-card"),
+    path("author/cards/<int:pk>/move/", CardMove.as_view(), name="api-author-card-move"),
+    path(
+        "author/cards/<int:pk>/revisions/",
+        CardRevisions.as_view(),
+        name="api-author-card-revisions",
+    ),
+    path(
+        "author/revisions/<int:pk>/restore/",
+        RevisionRestore.as_view(),
+        name="api-author-revision-restore",
+    ),
+    path("author/quizzes/<slug:slug>/", QuizDetail.as_view(), name="api-author-quiz"),
+    path(
+        "author/quizzes/<slug:slug>/questions/",
+        QuestionList.as_view(),
+        name="api-author-questions",
+    ),
+    path("author/questions/<int:pk>/", QuestionDetail.as_view(), name="api-author-question"),
+    path(
+        "author/questions/<int:pk>/revisions/",
+        QuestionRevisions.as_view(),
+        name="api-author-question-revisions",
+    ),
+    path("author/import/", DeckImport.as_view(), name="api-author-import"),
+    path("author/imports/", ImportJobCreate.as_view(), name="api-author-import-jobs"),
+    path("author/imports/<int:pk>/", ImportJobDetail.as_view(), name="api-author-import-job"),
+    path("author/preview/", MarkdownPreview.as_view(), name="api-author-preview"),
+]

@@ -1,0 +1,58 @@
+"""Writes made by authors, one module per resource: decks, sections, cards, links (a card's quiz
+questions and demos), quizzes, questions, revisions and restore, imports. The author pages and
+the author API call the same function for each edit; it is atomic and validates what it is given.
+
+Refusals: django's ValidationError with a message per field that a person can act on (pages show
+it next to the field, the API answers 400 through config.api.exception_handler), or a
+config.errors.ServiceError subclass with its status (a delete the state forbids is a Conflict).
+"""
+
+from apps.authoring.services.cards import (
+    CARD_FIELDS,
+    card_create,
+    card_delete,
+    card_edit,
+    card_move,
+    card_update,
+    note_siblings,
+)
+from apps.authoring.services.decks import (
+    deck_author_grant,
+    deck_author_revoke,
+    deck_create,
+    deck_update,
+)
+from apps.authoring.services.imports import (
+    INLINE_IMPORT_MAX_BYTES,
+    ImportBusy,
+    deck_import,
+    file_import,
+    import_job_create,
+    import_job_progress,
+    import_job_run,
+    import_job_time_out,
+    import_precheck,
+    import_result_data,
+)
+from apps.authoring.services.links import card_demos_link, card_questions_link
+from apps.authoring.services.questions import question_delete, question_move, question_save
+from apps.authoring.services.quizzes import QUIZ_FIELDS, quiz_delete, quiz_save
+from apps.authoring.services.restore import revision_restore
+from apps.authoring.services.revisions import Source, card_data, question_data
+from apps.authoring.services.sections import (
+    section_create,
+    section_delete,
+    section_move,
+    section_update,
+)
+
+__all__ = [
+    "CARD_FIELDS", "INLINE_IMPORT_MAX_BYTES", "ImportBusy", "QUIZ_FIELDS", "Source", "card_create",
+    "card_data", "card_delete", "card_demos_link", "card_edit", "card_move", "card_questions_link",
+    "card_update", "deck_author_grant", "deck_author_revoke", "deck_create", "deck_import",
+    "deck_update", "file_import", "import_job_create", "import_job_progress", "import_job_run",
+    "import_job_time_out", "import_precheck", "import_result_data", "note_siblings",
+    "question_data", "question_delete", "question_move", "question_save", "quiz_delete",
+    "quiz_save", "revision_restore", "section_create", "section_delete", "section_move",
+    "section_update",
+]  # fmt: skip

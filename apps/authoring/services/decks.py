@@ -1,0 +1,69 @@
+"""Decks and who may author them."""
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from apps.authoring.models import DeckAuthor
+from apps.authoring.services.fields import slug_check, text_clean
+from apps.decks.models import Deck
+
+
+def _objectives(value) -> list[str]:
+    if isinstance(value, str):
+        value = value.splitlines()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValidationError({"objectives": "objectives must be a list of sentences"})
+    return [v.strip() for v in value if v.strip()]
+
+
+@transaction.atomic
+def deck_create(
+    *, user, slug: str, title: str, description: str = "", objectives=(), is_published=False
+) -> Deck:
+    """A new deck, a draft unless `is_published`; only staff create decks."""
+    if not user.is_staff:
+        raise PermissionDenied("Only staff may create decks.")
+    slug = slug_check("slug", slug)
+    if Deck.objects.filter(slug=slug).exists():
+        raise ValidationError({"slug": f"a deck {slug!r} already exists"})
+    title = (title or "").strip()
+    if not title:
+        raise ValidationError({"title": "title must not be empty"})
+    return Deck.objects.create(
+        slug=slug, title=title, description=text_clean(description),
+        objectives=_objectives(objectives), is_published=bool(is_published),
+    )  # fmt: skip
+
+
+@transaction.atomic
+def deck_update(*, deck: Deck, **fields) -> Deck:
+    if "title" in fields:
+        deck.title = (fields["title"] or "").strip()
+        if not deck.title:
+            raise ValidationError({"title": "title must not be empty"})
+    if "description" in fields:
+        deck.description = text_clean(fields["description"])
+    if "objectives" in fields:
+        deck.objectives = _objectives(fields["objectives"])
+    if "is_published" in fields:
+        deck.is_published = bool(fields["is_published"])
+    deck.save()
+    return deck
+
+
+def deck_author_grant(*, deck: Deck, by, username: str) -> DeckAuthor:
+    """Let `username` author `deck`; only staff hand out grants."""
+    if not by.is_staff:
+        raise PermissionDenied("Only staff may choose a deck's authors.")
+    user = get_user_model().objects.filter(username=(username or "").strip()).first()
+    if user is None:
+        raise ValidationError({"username": f"no user is called {username!r}"})
+    grant, _ = DeckAuthor.objects.get_or_create(deck=deck, user=user)
+    return grant
+
+
+def deck_author_revoke(*, deck: Deck, by, user_id: int) -> None:
+    if not by.is_staff:
+        raise PermissionDenied("Only staff may choose a deck's authors.")
+    DeckAuthor.objects.filter(deck=deck, user_id=user_id).delete()

@@ -1,0 +1,88 @@
+"""Revisions: every change to a card or question writes one with the full editable fields. The
+first recorded edit of something that has no history (seeded content) first writes an "original"
+revision, so the text before any edit can always be restored."""
+
+from typing import Any
+
+from django.db.models import Max
+
+from apps.authoring.models import Revision
+from apps.decks.models import Card
+from apps.quizzes.models import Question
+
+Source = Revision.Source
+
+
+def card_data(card: Card) -> dict[str, Any]:
+    """The card's editable fields as stored in a revision: its note's (the slug is the note's,
+    the same as the card's for a basic card)."""
+    return {
+        "section": card.section.slug,
+        "slug": card.note_slug or card.slug,
+        "kind": card.kind,
+        "front": card.front,
+        "back": card.back,
+        "why": card.why,
+        "source": card.source,
+        "tags": list(card.tags),
+    }
+
+
+def question_data(question: Question) -> dict[str, Any]:
+    """The question in the quiz file format (fixtures/quizzes), choices in the author's order."""
+    doc: dict[str, Any] = {
+        "slug": question.slug,
+        "kind": question.kind,
+        "prompt": question.prompt,
+        "explanation": question.explanation,
+        "points": question.points,
+        "cards": sorted(c.slug for c in question.cards.all()),
+    }
+    by_order = lambda rows: sorted(rows, key=lambda row: (row.order, row.pk))  # noqa: E731
+    if question.kind in (Question.Kind.SINGLE, Question.Kind.MULTI):
+        doc["choices"] = [
+            {"text": c.text, "correct": c.correct} for c in by_order(question.choices.all())
+        ]
+    elif question.kind == Question.Kind.TRUE_FALSE:
+        doc["statements"] = [
+            {"text": s.text, "answer": s.answer} for s in by_order(question.statements.all())
+        ]
+    else:
+        doc["pairs"] = [{"left": p.left, "right": p.right} for p in by_order(question.pairs.all())]
+    return doc
+
+
+def revision_add(
+    *,
+    card: Card | None = None,
+    question: Question | None = None,
+    data: dict[str, Any],
+    author=None,
+    note: str = "",
+    changes_answer: bool = False,
+    source: str = Source.EDITOR,
+    restored_from: Revision | None = None,
+) -> Revision:
+    target = {"card": card} if card is not None else {"question": question}
+    # Lock the card or question row so two concurrent edits number their revisions in turn.
+    model = Card if card is not None else Question
+    list(model.objects.select_for_update().filter(pk=(card or question).pk).values_list("pk"))
+    last = Revision.objects.filter(**target).aggregate(n=Max("number"))["n"] or 0
+    return Revision.objects.create(
+        **target,
+        number=last + 1,
+        data=data,
+        author=author if author is not None and author.is_authenticated else None,
+        note=note[:200],
+        changes_answer=changes_answer,
+        source=source,
+        restored_from=restored_from,
+    )
+
+
+def original_keep(*, card: Card | None = None, question: Question | None = None, data) -> None:
+    """Record the pre-edit text of something with no history yet (seeded or imported before
+    revisions existed), so the first edit can be undone by a restore."""
+    target = {"card": card} if card is not None else {"question": question}
+    if not Revision.objects.filter(**target).exists():
+        revision_add(**target, data=data, source=Source.ORIGINAL, note="before the first edit")
