@@ -1,16 +1,19 @@
+from functools import partial
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from apps.authoring.selectors import learners_with_progress
 from apps.decks.content import ContentError, deck_file_load
 from apps.demos.content import demo_links_file_load
 from apps.quizzes.content import quiz_file_load
 
 # Each app's content loader, in dependency order: (folder under fixtures/, loader(path) -> result).
 LOADERS = [
-    ("decks", deck_file_load),
+    # A retired card's count of learners with progress comes from study, which decks sits below.
+    ("decks", partial(deck_file_load, learners_of=learners_with_progress)),
     ("quizzes", quiz_file_load),
     ("demos", demo_links_file_load),
 ]
