@@ -235,6 +235,7 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 10000},
         }
     }
+TEAMS_PROGRESS_CACHE_S = envint("TEAMS_PROGRESS_CACHE_S", 60)  # a team dashboard's reuse; 0: off
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

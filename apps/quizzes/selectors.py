@@ -1,7 +1,10 @@
-"""Reads shared by the quiz pages and the API."""
+"""Reads shared by the quiz pages and the API, and the per-member knowledge-check figures the
+team dashboard shows."""
 
-from django.db.models import Count, F, OuterRef, Prefetch, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from dataclasses import dataclass, field
+
+from django.db.models import Count, F, FloatField, Max, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Cast, Coalesce
 from django.shortcuts import get_object_or_404
 
 from apps.decks.models import Card
@@ -59,13 +62,53 @@ def quiz_with_cards(quiz_id: int) -> Quiz:
     )
 
 
+def knowledge_checks(deck_id: int | None) -> QuerySet[Quiz]:
+    return Quiz.objects.filter(deck_id=deck_id, kind=Quiz.Kind.KNOWLEDGE_CHECK)
+
+
 def deck_knowledge_checks(deck) -> list[Quiz]:
     """The knowledge checks of a deck, its deck-wide final check first, then section by section."""
     return list(
-        Quiz.objects.filter(deck=deck, kind=Quiz.Kind.KNOWLEDGE_CHECK)
+        knowledge_checks(deck.pk)
         .select_related("section")
         .order_by(F("section__order").asc(nulls_first=True), "order", "id")
     )
+
+
+@dataclass
+class MemberChecks:
+    best: dict[int, float] = field(default_factory=dict)  # quiz id -> best share (0..1)
+    # The knowledge-check score (apps.study.progress): the average over the deck's checks of
+    # the best share on each, a check not taken counting 0.
+    score: float = 0.0
+
+
+def member_checks(deck, *, user_ids) -> tuple[list[Quiz], dict[int, MemberChecks]]:
+    """The deck's knowledge checks in their order, and for each of `user_ids` (ids or a queryset
+    of them) who submitted a scored attempt at one, their best share on each and their score.
+    Two queries, whatever the number of users and attempts."""
+    checks = list(knowledge_checks(deck.pk).order_by("order", "id"))
+    best_rows = (
+        Attempt.objects.submitted()
+        .filter(
+            user_id__in=user_ids,
+            quiz__deck=deck,
+            quiz__kind=Quiz.Kind.KNOWLEDGE_CHECK,
+            score__isnull=False,
+            max_score__gt=0,
+        )
+        .values("user_id", "quiz_id")
+        .annotate(best=Max(Cast("score", FloatField()) / Cast("max_score", FloatField())))
+        .order_by()
+    )
+    members: dict[int, MemberChecks] = {}
+    for row in best_rows:
+        members.setdefault(row["user_id"], MemberChecks()).best[row["quiz_id"]] = min(
+            1.0, row["best"]
+        )
+    for member in members.values():
+        member.score = sum(member.best.get(q.pk, 0.0) for q in checks) / len(checks)
+    return checks, members
 
 
 def section_quizzes(section) -> list[Quiz]:

@@ -16,17 +16,30 @@ from django.utils import timezone
 
 from apps.quizzes import scoring
 from apps.quizzes.models import Attempt, Quiz
+from config.errors import ServiceError
 
 TWO_PLACES = Decimal("0.01")
 
 
-class AttemptRejected(Exception):
-    """Answers that were refused; nothing was recorded. ``problems`` are (question id, message)."""
+# How many problems a refused attempt lists; enough to fix a client, not an echo of the body.
+MAX_PROBLEMS = 10
+
+
+class AttemptRejected(ServiceError):
+    """Answers that were refused (400); nothing was recorded. ``problems`` are (question id,
+    message); the API lists their messages (at most MAX_PROBLEMS) under ``answers``."""
 
     def __init__(self, message: str, problems: list[tuple[str | None, str]] | None = None):
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, field="answers")
         self.problems = problems or []
+
+    @property
+    def detail(self) -> dict[str, list[str]]:
+        messages = [message for _, message in self.problems] or [self.message]
+        if len(messages) > MAX_PROBLEMS:  # a flood of bad ids is not echoed back in full
+            more = len(messages) - MAX_PROBLEMS
+            messages = [*messages[:MAX_PROBLEMS], f"…and {more} more problems like these."]
+        return {"answers": messages}
 
 
 def rounded(value: Fraction) -> Decimal:

@@ -1,6 +1,7 @@
 """One set of numbers: what *learned*, *mature*, *retention* and *readiness* mean, everywhere a
 person or an API client reads them (the stats page, the home page's path, the team dashboard, its
 CSV and the API). Each is defined once here; the pages print `FORMULAS` beside the figures.
+The figures of many learners at once (a team's members) are `apps.study.members`'s, built on these.
 
 - A card is **learned** when the learner's schedule counts at least one successful review since
   its last lapse (``repetitions >= 1``): graded 3 or more and not failed since.

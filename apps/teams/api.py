@@ -10,12 +10,11 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.decks.models import Deck
 from apps.teams import selectors, services
 from apps.teams.serializers import (
     InviteCreateSerializer,
@@ -26,12 +25,6 @@ from apps.teams.serializers import (
     TeamProgressSerializer,
     TeamSerializer,
 )
-
-
-def _refused(error: services.TeamError) -> exceptions.APIException:
-    refusal = exceptions.APIException(str(error))
-    refusal.status_code = error.status
-    return refusal
 
 
 def _share(value: float | None) -> float | None:
@@ -145,18 +138,8 @@ class TeamListCreate(APIView):
     def post(self, request: Request) -> Response:
         data = TeamCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        deck = None
-        if data.validated_data.get("deck"):
-            deck = Deck.objects.filter(slug=data.validated_data["deck"], is_published=True).first()
-            if deck is None:
-                raise exceptions.ValidationError(
-                    {"deck": f"No published deck {data.validated_data['deck']!r}."}
-                )
-        try:
-            name = data.validated_data["name"]
-            team = services.team_create(user=request.user, name=name, deck=deck)
-        except services.TeamError as error:
-            raise _refused(error) from error
+        name, deck = data.validated_data["name"], data.validated_data.get("deck")
+        team = services.team_create(user=request.user, name=name, deck=deck)
         membership = selectors.membership_for(request.user, team.slug)
         return Response(team_json(membership, request), status=status.HTTP_201_CREATED)
 
@@ -199,15 +182,12 @@ class InviteCreate(APIView):
         membership = selectors.membership_for(request.user, slug)
         data = InviteCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            invite = services.invite_create(
-                team=membership.team,
-                by=request.user,
-                max_uses=data.validated_data["max_uses"],
-                expires_in=timedelta(days=data.validated_data["expires_in_days"]),
-            )
-        except services.TeamError as error:
-            raise _refused(error) from error
+        invite = services.invite_create(
+            team=membership.team,
+            by=request.user,
+            max_uses=data.validated_data["max_uses"],
+            expires_in=timedelta(days=data.validated_data["expires_in_days"]),
+        )
         body = {
             "token": invite.token,
             "url": request.build_absolute_uri(invite.get_absolute_url()),
@@ -232,10 +212,7 @@ class TeamJoin(APIView):
     def post(self, request: Request) -> Response:
         data = JoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            membership = services.team_join(user=request.user, token=data.validated_data["token"])
-        except services.TeamError as error:
-            raise _refused(error) from error
+        membership = services.team_join(user=request.user, token=data.validated_data["token"])
         body = {"team": membership.team.slug, "name": membership.team.name, "role": membership.role}
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -258,15 +235,12 @@ class MemberDelete(APIView):
         if user_id != request.user.pk and not membership.is_owner:
             # Refused before the lookup: a 404 for non-members would tell a member which ids
             # belong to the team, hidden members included.
-            raise _refused(services.NotOwner(f"Only an owner of {team.name} can remove members."))
+            raise services.NotOwner(f"Only an owner of {team.name} can remove members.")
         target = get_object_or_404(get_user_model(), pk=user_id, team_memberships__team=team)
-        try:
-            if target == request.user:
-                services.team_leave(team=team, user=request.user)
-            else:
-                services.member_remove(team=team, by=request.user, user=target)
-        except services.TeamError as error:
-            raise _refused(error) from error
+        if target == request.user:
+            services.team_leave(team=team, user=request.user)
+        else:
+            services.member_remove(team=team, by=request.user, user=target)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

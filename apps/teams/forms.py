@@ -38,3 +38,18 @@ class InviteForm(forms.Form):
         data = self.cleaned_data
         max_uses = 1 if data["uses"] == "single" else data.get("max_uses")
         return {"max_uses": max_uses, "expires_in": timedelta(days=int(data["expires_in_days"]))}
+
+
+class TeamDeleteForm(forms.Form):
+    """Deleting a team asks for its address typed out, so a stray click deletes nothing."""
+
+    confirm = forms.CharField(required=False)
+
+    def __init__(self, *args, team, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.team = team
+
+    def clean_confirm(self) -> str:
+        if self.cleaned_data["confirm"] != self.team.slug:
+            raise forms.ValidationError(f"Type the team's address {self.team.slug!r} to delete it.")
+        return self.cleaned_data["confirm"]

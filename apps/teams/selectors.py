@@ -1,23 +1,14 @@
 """Reads shared by the team pages, the CSV export and the API.
 
-`team_progress` issues a fixed number of queries (seven) whatever the team and deck size: every
+`team_progress` issues a fixed number of queries (eight) whatever the team and deck size: every
 figure comes from an aggregate grouped by member (and section, or local day), never from a loop
-over members. The definitions below are the ones the dashboard page explains; *learned*,
-*retention* and *readiness* are apps.study.progress's, the same as on the learner's stats page.
+over members. Teams composes what the apps that own the figures provide: *learned*, *retention*
+and *readiness* are apps.study.progress's, the same as on the learner's stats page; the study
+figures per member (cards learned per section, due backlog, reviews in the last 7 / 30 local
+days, retention, streak, the least learned cards) are apps.study.members's; the knowledge-check
+scores per member are apps.quizzes.selectors's. The dashboard page explains each definition.
 
-- A card is *learned* as `apps.study.progress` says (``repetitions >= 1``).
 - *Mastery* of a section: the share of its cards the member has learned.
-- *Due backlog*: the member's cards of the deck due now (``due_at <= now``), suspended ones aside.
-- *Reviews in the last 7 / 30 days* and *retention* count the member's reviews of the deck's cards
-  on their last 7 / 30 local days (today included, in their profile's time zone; UTC without a
-  profile); undone reviews do not count. *Retention* is `apps.study.progress`'s: the share of
-  those 30 days' reviews of due cards (first sightings of new cards and same-day re-drills
-  aside) graded 3 or more.
-- *Current streak*: consecutive local days with at least one review, ending today, or yesterday
-  when today has none yet (the streak survives until the end of the next day). It looks back
-  `STREAK_LOOKBACK_DAYS` days at most.
-- *Knowledge check*: the average, over the deck's knowledge checks, of the member's best score on
-  each (a check not taken counts 0).
 - *Readiness*: `apps.study.progress.readiness` (0.5 x overall mastery + 0.3 x knowledge check +
   0.2 x retention, a missing part counting 0; 0 while no card is learned).
 - *Weakest concepts*: the deck's cards learned by the smallest share of the team.
@@ -32,37 +23,26 @@ cards) would give their figures away.
 from __future__ import annotations
 
 import hashlib
-import os
-from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import (
-    Case,
-    Count,
-    FilteredRelation,
-    FloatField,
-    Max,
-    Q,
-    QuerySet,
-    Subquery,
-    When,
-)
-from django.db.models.functions import Cast, TruncDate
+from django.db.models import Count, Max, QuerySet, Subquery
 from django.http import Http404
 from django.utils import timezone
 
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
-from apps.quizzes.models import Attempt, Quiz
+from apps.quizzes import selectors as quizzes
+from apps.study import members as study_members
 from apps.study import progress
 from apps.study.interview import interview_readiness
-from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Invite, Membership, Team
 
-STREAK_LOOKBACK_DAYS = 365
+if TYPE_CHECKING:
+    from apps.quizzes.models import Quiz
+
 WEAKEST_COUNT = 5
 
 
@@ -141,8 +121,6 @@ class MemberFigures:
     due_backlog: int = 0
     reviews_7d: int = 0
     reviews_30d: int = 0
-    good_30d: int = 0  # reviews counted by retention (progress.retention_logs_q) graded 3+
-    retention_reviewed: int = 0  # reviews counted by retention
     retention: float | None = None
     streak_days: int = 0
     knowledge_checks: dict[int, float] = field(default_factory=dict)  # quiz id -> best share
@@ -268,43 +246,9 @@ def sort_rows(rows: list[MemberFigures], sort: str | None) -> tuple[list[MemberF
     return sorted(rows, key=SORT_KEYS[name], reverse=sort.startswith("-")), sort
 
 
-def _zone(name: str | None) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or "UTC")
-    except (KeyError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def _local_day_expression(zones: set[str]):
-    """The review's local date in its author's time zone, as one SQL expression: a CASE over
-    the (few) zones the team's members live in, so one grouped query serves every member."""
-    whens = [
-        When(user__profile__time_zone=name, then=TruncDate("reviewed_at", tzinfo=_zone(name)))
-        for name in sorted(zones)
-        if name != "UTC"
-    ]
-    utc_day = TruncDate("reviewed_at", tzinfo=UTC)
-    return Case(*whens, default=utc_day) if whens else utc_day
-
-
-def _streak(days: set[date], today: date) -> int:
-    start = today if today in days else today - timedelta(days=1)
-    streak = 0
-    while start - timedelta(days=streak) in days:
-        streak += 1
-    return streak
-
-
 def progress_cache_seconds() -> int:
-    """How long a team's computed progress is reused (0: never). `TEAMS_PROGRESS_CACHE_S` in
-    the settings or the environment; 60 s by default."""
-    value = getattr(settings, "TEAMS_PROGRESS_CACHE_S", None)
-    if value is None:
-        value = os.environ.get("TEAMS_PROGRESS_CACHE_S", "60")
-    try:
-        return max(0, int(value))
-    except (TypeError, ValueError):
-        return 60
+    """How long a team's computed progress is reused (0: never): settings.TEAMS_PROGRESS_CACHE_S."""
+    return max(0, int(settings.TEAMS_PROGRESS_CACHE_S))
 
 
 def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tuple]]:
@@ -323,7 +267,7 @@ def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tu
         return Subquery(queryset.order_by().values("deck_id").annotate(v=aggregate).values("v"))
 
     cards = Card.objects.filter(deck_id=deck_id)
-    checks = Quiz.objects.filter(deck_id=deck_id, kind=Quiz.Kind.KNOWLEDGE_CHECK)
+    checks = quizzes.knowledge_checks(deck_id)
     rows = list(
         Membership.objects.filter(team=team)
         .annotate(
@@ -345,7 +289,7 @@ def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tu
     digest = hashlib.sha256(
         repr((deck_id, deck.updated_at if deck else None, rows)).encode()
     ).hexdigest()[:24]
-    return f"teams:progress:v1:{team.pk}:{digest}:{counted}", [row[:6] for row in rows]
+    return f"teams:progress:v2:{team.pk}:{digest}:{counted}", [row[:6] for row in rows]
 
 
 def team_progress(
@@ -399,7 +343,6 @@ def _compute_team_progress(
         )
         for user_id, role, hidden, joined_at, username, time_zone in member_rows
     ]
-    by_user = {m.user_id: m for m in members}
     deck = team_deck(team)
     if deck is None:
         return TeamProgress(team, None, now, [], [], members, [], 0)
@@ -412,137 +355,27 @@ def _compute_team_progress(
         .order_by("order", "id")
     ]  # query 2
     card_count = sum(s.card_count for s in sections)
-
-    learned_q = progress.learned_q() & Q(card__retired_at=None)  # retired: in neither count
-    learned_by_section: dict[int, dict[int, int]] = defaultdict(dict)
-    state_rows = (
-        CardState.objects.filter(user_id__in=member_ids, deck=deck)
-        .values("user_id", "card__section_id")
-        .annotate(
-            learned=Count("id", filter=learned_q),
-            due=Count("id", filter=Q(suspended=False, due_at__lte=now, card__retired_at=None)),
-            last=Max("last_reviewed_at"),
-        )
-        .order_by()
-    )  # query 3
-    for row in state_rows:
-        member = by_user.get(row["user_id"])
-        if member is None:
-            continue
-        learned_by_section[row["user_id"]][row["card__section_id"]] = row["learned"]
-        member.cards_learned += row["learned"]
-        member.due_backlog += row["due"]
-        if row["last"] and (member.last_active is None or row["last"] > member.last_active):
-            member.last_active = row["last"]
-
-    zones = {m.time_zone for m in members}
-    day_rows = (
-        ReviewLog.objects.filter(
-            user_id__in=member_ids,
-            card__deck=deck,
-            undone_at=None,
-            reviewed_at__gte=now - timedelta(days=STREAK_LOOKBACK_DAYS + 1),
-        )
-        .annotate(day=_local_day_expression(zones))
-        .values("user_id", "day")
-        .annotate(
-            n=Count("id"),
-            reviewed=Count("id", filter=progress.retention_logs_q()),
-            passed=Count("id", filter=progress.retention_passed_q()),
-        )
-        .order_by()
-    )  # query 4
-    today = {m.user_id: now.astimezone(_zone(m.time_zone)).date() for m in members}
-    active_days: dict[int, set[date]] = defaultdict(set)
-    for row in day_rows:
-        member = by_user.get(row["user_id"])
-        if member is None:
-            continue
-        day = row["day"]
-        if isinstance(day, datetime):
-            day = day.date()
-        active_days[row["user_id"]].add(day)
-        age = (today[member.user_id] - day).days
-        if age < 7:
-            member.reviews_7d += row["n"]
-        if age < 30:
-            member.reviews_30d += row["n"]
-        if age < progress.RETENTION_DAYS:
-            member.retention_reviewed += row["reviewed"]
-            member.good_30d += row["passed"]
-
-    checks = list(
-        Quiz.objects.filter(deck=deck, kind=Quiz.Kind.KNOWLEDGE_CHECK).order_by("order", "id")
-    )  # query 5
-    best_rows = (
-        Attempt.objects.filter(
-            user_id__in=member_ids,
-            quiz__deck=deck,
-            quiz__kind=Quiz.Kind.KNOWLEDGE_CHECK,
-            submitted_at__isnull=False,
-            score__isnull=False,
-            max_score__gt=0,
-        )
-        .values("user_id", "quiz_id")
-        .annotate(best=Max(Cast("score", FloatField()) / Cast("max_score", FloatField())))
-        .order_by()
-    )  # query 6
-    for row in best_rows:
-        if row["user_id"] in by_user:
-            by_user[row["user_id"]].knowledge_checks[row["quiz_id"]] = min(1.0, row["best"])
-
+    zones = {m.user_id: m.time_zone for m in members}
+    studied = study_members.member_study(
+        deck, user_ids=member_ids, zones=zones, now=now
+    )  # queries 3 and 4
+    checks, scores = quizzes.member_checks(deck, user_ids=member_ids)  # queries 5 and 6
+    plans = interview_readiness(
+        list(zones), deck_id=deck.pk, card_count=card_count
+    )  # query 7 (and 8 when a member has an interview date)
     for member in members:
-        learned = learned_by_section.get(member.user_id, {})
-        for figure in sections:
-            count = figure.card_count
-            share = learned.get(figure.section.pk, 0) / count if count else 0.0
-            member.mastery[figure.section.pk] = share
-            member.cells.append((figure, share, heat_level(share)))
-        member.mastery_overall = member.cards_learned / card_count if card_count else 0.0
-        member.retention = progress.retention(member.good_30d, member.retention_reviewed)
-        member.streak_days = _streak(active_days.get(member.user_id, set()), today[member.user_id])
-        if checks:
-            member.knowledge = sum(member.knowledge_checks.get(q.pk, 0.0) for q in checks) / len(
-                checks
-            )
-        member.readiness = progress.readiness(
-            learned=member.cards_learned,
-            cards=card_count,
-            knowledge=member.knowledge,
-            retention=member.retention,
-        )
+        _fill(member, sections, card_count, studied[member.user_id], scores.get(member.user_id))
+        plan = plans[member.user_id]
+        member.interview_date, member.interview_recall = plan.interview_date, plan.predicted_recall
 
     counted_ids = [m.user_id for m in _counted_for(members, viewer_id)]
     n = len(counted_ids) or 1
-    # The members' learned states are joined ON the condition, so the join touches only this
-    # team's rows instead of every learner's states (5x faster than COUNT ... FILTER at 200
-    # members on PostgreSQL; a correlated subquery was slower still).
-    weakest_cards = (
-        Card.objects.filter(deck=deck)
-        .select_related("section", "deck")
-        .annotate(
-            learned_states=FilteredRelation(
-                "states",
-                condition=Q(
-                    # FilteredRelation takes no subquery; [0] keeps SQL valid with no members.
-                    states__user_id__in=counted_ids or [0],
-                )
-                & progress.learned_q("states__"),
-            ),
-            learners=Count("learned_states"),
-        )
-        .order_by("learners", "section__order", "order", "id")[:WEAKEST_COUNT]
-    )  # query 7
     weakest = [
         WeakCard(card=card, learners=card.learners, share=card.learners / n)
-        for card in weakest_cards
-    ]
-    plans = interview_readiness(
-        [m.user_id for m in members], deck_id=deck.pk, card_count=card_count
-    )  # query 8 (and 9 when a member has an interview date)
-    for member in members:
-        plan = plans[member.user_id]
-        member.interview_date, member.interview_recall = plan.interview_date, plan.predicted_recall
+        for card in study_members.least_learned_cards(
+            deck, user_ids=counted_ids, count=WEAKEST_COUNT
+        )
+    ]  # query 8 (or 9)
     return TeamProgress(
         team=team,
         deck=deck,
@@ -552,4 +385,34 @@ def _compute_team_progress(
         members=members,
         weakest=weakest,
         card_count=card_count,
+    )
+
+
+def _fill(
+    member: MemberFigures,
+    sections: list[SectionFigure],
+    card_count: int,
+    studied: study_members.MemberStudy,
+    checks: quizzes.MemberChecks | None,
+) -> None:
+    """A member's row from the figures study and quizzes give for them."""
+    checks = checks or quizzes.MemberChecks()
+    for figure in sections:
+        count = figure.card_count
+        share = studied.learned_by_section.get(figure.section.pk, 0) / count if count else 0.0
+        member.mastery[figure.section.pk] = share
+        member.cells.append((figure, share, heat_level(share)))
+    member.cards_learned = studied.cards_learned
+    member.due_backlog = studied.due_backlog
+    member.last_active = studied.last_active
+    member.reviews_7d, member.reviews_30d = studied.reviews_7d, studied.reviews_30d
+    member.retention = studied.retention
+    member.streak_days = studied.streak_days
+    member.knowledge_checks, member.knowledge = checks.best, checks.score
+    member.mastery_overall = member.cards_learned / card_count if card_count else 0.0
+    member.readiness = progress.readiness(
+        learned=member.cards_learned,
+        cards=card_count,
+        knowledge=member.knowledge,
+        retention=member.retention,
     )

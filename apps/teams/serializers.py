@@ -3,6 +3,7 @@ also describe it for the OpenAPI schema."""
 
 from rest_framework import serializers
 
+from apps.decks.models import Deck
 from apps.decks.serializers import JSONCharField, SlugTextField
 from apps.teams.services import INVITE_MAX_USES, NAME_MAX
 
@@ -12,6 +13,14 @@ class TeamCreateSerializer(serializers.Serializer):
     deck = SlugTextField(
         required=False, help_text="Slug of the deck to measure; default: the first published deck."
     )
+
+    def validate_deck(self, slug: str) -> Deck | None:
+        if not slug:
+            return None
+        deck = Deck.objects.filter(slug=slug, is_published=True).first()
+        if deck is None:
+            raise serializers.ValidationError(f"No published deck {slug!r}.")
+        return deck
 
 
 class TeamSerializer(serializers.Serializer):

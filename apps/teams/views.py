@@ -18,7 +18,7 @@ from django_htmx.middleware import HtmxDetails
 
 from apps.study.progress import FORMULAS
 from apps.teams import selectors, services
-from apps.teams.forms import InviteForm, TeamForm
+from apps.teams.forms import InviteForm, TeamDeleteForm, TeamForm
 from apps.teams.models import Invite, Membership
 from config import csv_safety
 
@@ -45,11 +45,6 @@ def owner_required(action: str):
         return wrapper
 
     return decorate
-
-
-def _refused(request: HttpRequest, error: services.TeamError, to: str) -> HttpResponse:
-    messages.error(request, str(error))
-    return redirect(to)
 
 
 @login_required
@@ -210,10 +205,7 @@ def invite_revoke(request: HttpRequest, membership: Membership, invite_id: int) 
 def member_remove(request: HttpRequest, membership: Membership, user_id: int) -> HttpResponse:
     slug = membership.team.slug
     target = get_object_or_404(Membership, team=membership.team, user_id=user_id)
-    try:
-        services.member_remove(team=membership.team, by=request.user, user=target.user)
-    except services.TeamError as error:
-        return _refused(request, error, reverse("teams:manage", args=[slug]))
+    services.member_remove(team=membership.team, by=request.user, user=target.user)
     if target.user_id == request.user.pk:
         messages.success(request, f"You left {membership.team.name}.")
         return redirect("teams:index")
@@ -224,12 +216,8 @@ def member_remove(request: HttpRequest, membership: Membership, user_id: int) ->
 @owner_required("hand over ownership")
 @require_POST
 def ownership_transfer(request: HttpRequest, membership: Membership, user_id: int) -> HttpResponse:
-    slug = membership.team.slug
     target = get_object_or_404(Membership, team=membership.team, user_id=user_id)
-    try:
-        services.ownership_transfer(team=membership.team, by=request.user, to=target.user)
-    except services.TeamError as error:
-        return _refused(request, error, reverse("teams:manage", args=[slug]))
+    services.ownership_transfer(team=membership.team, by=request.user, to=target.user)
     messages.success(request, f"{target.user.username} now owns {membership.team.name}.")
     return redirect(membership.team)
 
@@ -237,13 +225,9 @@ def ownership_transfer(request: HttpRequest, membership: Membership, user_id: in
 @owner_required("delete it")
 @require_POST
 def team_delete(request: HttpRequest, membership: Membership) -> HttpResponse:
-    slug = membership.team.slug
-    if request.POST.get("confirm") != membership.team.slug:
-        return _refused(
-            request,
-            services.TeamError(f"Type the team's address {membership.team.slug!r} to delete it."),
-            reverse("teams:manage", args=[slug]),
-        )
+    form = TeamDeleteForm(request.POST, team=membership.team)
+    if not form.is_valid():
+        raise services.TeamError(form.errors["confirm"][0], field="confirm")
     services.team_delete(team=membership.team, by=request.user)
     messages.success(request, f"{membership.team.name} was deleted.")
     return redirect("teams:index")
@@ -253,10 +237,7 @@ def team_delete(request: HttpRequest, membership: Membership) -> HttpResponse:
 @require_POST
 def leave(request: HttpRequest, slug: str) -> HttpResponse:
     membership = selectors.membership_for(request.user, slug)
-    try:
-        services.team_leave(team=membership.team, user=request.user)
-    except services.TeamError as error:
-        return _refused(request, error, membership.team.get_absolute_url())
+    services.team_leave(team=membership.team, user=request.user)
     messages.success(request, f"You left {membership.team.name}.")
     return redirect("teams:index")
 

@@ -13,22 +13,12 @@ from apps.quizzes.models import Attempt
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 ZONE = "Europe/Berlin"
 
 
-@pytest.fixture(params=list(SIZES))
-def person(request, browser, live_server):
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=live_server.url, viewport=SIZES[request.param], is_mobile=phone,
-        has_touch=phone, timezone_id=ZONE,
-    )  # fmt: skip
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    page.size = request.param
-    yield page
-    context.close()
+@pytest.fixture
+def time_zone():
+    return ZONE
 
 
 def test_sign_up_takes_the_browsers_time_zone_for_deadlines(person, core_check):

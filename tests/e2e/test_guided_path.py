@@ -12,21 +12,6 @@ from apps.study.models import CardState
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(params=list(SIZES))
-def person(request, browser, live_server):
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=live_server.url, viewport=SIZES[request.param], is_mobile=phone, has_touch=phone
-    )
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    page.size = request.param
-    yield page
-    context.close()
-
 
 def log_in(page):
     page.goto("/accounts/login/")

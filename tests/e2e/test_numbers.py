@@ -5,7 +5,6 @@ both say 0 readiness and no retention."""
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -13,22 +12,6 @@ from apps.study.services import review_record
 from apps.teams.services import team_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(params=list(SIZES))
-def person(request, browser, live_server):
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=live_server.url, viewport=SIZES[request.param], is_mobile=phone, has_touch=phone
-    )
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    page.size = request.param
-    yield page
-    context.close()
-    cache.clear()
 
 
 def log_in(page):

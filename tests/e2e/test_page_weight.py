@@ -3,34 +3,18 @@ laptop and on a phone (counted uncompressed, as the browser parses it, from its 
 timing; over the wire whitenoise sends them gzipped, see bench/README-ux.md)."""
 
 import pytest
-from django.core.cache import cache
 from playwright.sync_api import expect
 
 from apps.teams.services import team_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 BUDGET = 100 * 1024
 PAGES = [
     "/", "/decks/ray-basics/ray-core/", "/study/", "/study/review/ray-basics/", "/study/stats/",
     "/quizzes/core-check/", "/demos/", "/demos/tasks-vs-actors/", "/teams/cohort/",
     "/accounts/profile/",
 ]  # fmt: skip
-
-
-@pytest.fixture(params=list(SIZES))
-def person(request, browser, live_server):
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=live_server.url, viewport=SIZES[request.param], is_mobile=phone, has_touch=phone
-    )
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    page.size = request.param
-    yield page
-    context.close()
-    cache.clear()
 
 
 def first_load_assets(browser, live_server, storage_state, url) -> dict[str, int]:

@@ -5,7 +5,6 @@ link, and breadcrumbs that end in the page they are on."""
 import re
 
 import pytest
-from django.core.cache import cache
 from playwright.sync_api import expect
 
 from apps.decks.models import Card
@@ -14,22 +13,7 @@ from apps.teams.services import team_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 RAW = re.compile(r"\*\*|`|\[[^\]]*\]\(|(?<![\w-])[a-z0-9]+(?:-[a-z0-9]+){2,}(?![\w-])")
-
-
-@pytest.fixture(params=list(SIZES))
-def person(request, browser, live_server):
-    phone = request.param == "phone"
-    context = browser.new_context(
-        base_url=live_server.url, viewport=SIZES[request.param], is_mobile=phone, has_touch=phone
-    )
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    page.size = request.param
-    yield page
-    context.close()
-    cache.clear()
 
 
 def log_in(page, username):

@@ -268,22 +268,6 @@ def test_progress_takes_eight_queries_whatever_the_team_size(size, django_assert
     assert all(m.reviews_7d == 3 for m in progress.members)
 
 
-@pytest.mark.parametrize(
-    ("days_ago", "streak"),
-    [
-        ([], 0),
-        ([0], 1),
-        ([1], 1),  # yesterday's streak survives until today is over
-        ([2], 0),
-        ([0, 1, 2, 4], 3),
-        ([1, 2, 3], 3),
-    ],
-)
-def test_streak_counts_consecutive_days_ending_today_or_yesterday(days_ago, streak):
-    today = NOW.date()
-    assert selectors._streak({today - timedelta(days=d) for d in days_ago}, today) == streak
-
-
 def test_a_lone_hidden_member_is_left_out_of_the_weakest_concepts_others_see(
     world, team, alice, charlie
 ):
