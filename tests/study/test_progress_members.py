@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from apps.study import members, selectors
+from apps.site import selectors
+from apps.study import members
 from apps.study.services import review_record
 
 pytestmark = pytest.mark.django_db
