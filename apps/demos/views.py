@@ -14,7 +14,7 @@ from django_htmx.http import HttpResponseStopPolling
 from apps.demos import selectors, services
 from apps.demos.chart import lines_from_points, render_svg
 from apps.demos.models import DemoRun
-from apps.demos.ray_demos import DEMOS, DemoUnavailable, ParamError, get_demo, missing_extras
+from apps.demos.ray_demos import DEMOS, get_demo, missing_extras
 
 
 def _spec_or_404(slug: str):
@@ -45,12 +45,8 @@ def demo(request: HttpRequest, slug: str) -> HttpResponse:
         values = {**values, **raw}
         try:
             run = services.demo_run_create(user=request.user, demo=slug, params=raw)
-        except ParamError as exc:
-            errors, status = exc.errors, 400
-        except DemoUnavailable as exc:
-            errors, status = {"__all__": str(exc)}, 400
-        except services.TooManyRuns as exc:
-            errors, status = {"__all__": str(exc)[0].upper() + str(exc)[1:] + "."}, 429
+        except services.RunRefused as exc:  # shown in place, on the form
+            errors, status = exc.errors, exc.status
         else:
             return redirect(run)
     params = [
