@@ -55,6 +55,7 @@ from django.db.models.functions import Cast, TruncDate
 from django.http import Http404
 from django.utils import timezone
 
+from apps.charts.geometry import heat_level
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Attempt, Quiz
 from apps.study import progress
@@ -112,13 +113,6 @@ def team_deck(team: Team) -> Deck | None:
 
 
 # Dashboard ----------------------------------------------------------------------------------
-
-
-def heat_level(share: float | None) -> int:
-    """0 for nothing learned, then one step per quarter: 1 <25%, 2 <50%, 3 <75%, 4 from 75%."""
-    if not share:
-        return 0
-    return min(4, 1 + int(share * 4))
 
 
 @dataclass
