@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "axes",
+    "apps.charts",
     "apps.accounts",
     "apps.decks",
     "apps.study",

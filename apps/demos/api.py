@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.demos import selectors, services
-from apps.demos.ray_demos import DEMOS, DemoUnavailable, ParamError, missing_extras
+from apps.demos.ray_demos import DEMOS, missing_extras
 from apps.demos.serializers import DemoRunCreateSerializer, DemoRunSerializer, DemoSerializer
 
 ERROR = OpenApiResponse(description='JSON with an "error" sentence saying what to change.')
@@ -52,20 +52,10 @@ class DemoRunCreate(APIView):
     def post(self, request: Request) -> Response:
         body = DemoRunCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            run = services.demo_run_create(
-                user=request.user, demo=body.validated_data["demo"],
-                params=body.validated_data["params"],
-            )  # fmt: skip
-        except ParamError as exc:
-            raise exceptions.ValidationError({"params": exc.errors, "error": str(exc)}) from None
-        except DemoUnavailable as exc:
-            raise exceptions.ValidationError({"demo": [str(exc)], "error": str(exc)}) from None
-        except services.TooManyRuns as exc:
-            return Response(
-                {"detail": str(exc), "error": str(exc)[0].upper() + str(exc)[1:] + "."},
-                status=status.HTTP_429_TOO_MANY_REQUESTS,
-            )
+        run = services.demo_run_create(
+            user=request.user, demo=body.validated_data["demo"],
+            params=body.validated_data["params"],
+        )  # fmt: skip
         if run.status == run.Status.FAILED:  # the broker refused it: nothing will run
             return Response(DemoRunSerializer(run).data, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(DemoRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -59,6 +59,18 @@ class DemoRun(models.Model):
         return spec.title if spec else self.demo
 
     @property
+    def soft_limit_s(self) -> int | None:
+        """Celery's soft limit: a margin past the demo's own deadline, which normally stops it."""
+        spec = self.spec
+        return spec.time_limit_s + 15 if spec else None
+
+    @property
+    def hard_limit_s(self) -> int | None:
+        """Celery kills the worker process here, when not even the soft limit stopped the run."""
+        spec = self.spec
+        return spec.time_limit_s + 45 if spec else None
+
+    @property
     def is_finished(self) -> bool:
         return self.status not in self.ACTIVE
 

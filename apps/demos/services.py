@@ -1,69 +1,58 @@
-"""Writes for demo runs: create (validated, limited), execute (claim, stream, end), cancel, reap."""
+"""Writes for demo runs from the web side: queue one (validated, limited) and cancel one. The
+worker side (executing a run, reaping) is apps.demos.worker; Ray is never imported here."""
 
 from __future__ import annotations
 
 import logging
-import math
-import os
-import socket
-import threading
-import time
-from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import (
-    InterfaceError,
-    OperationalError,
-    close_old_connections,
-    connection,
-    transaction,
-)
+from django.db import transaction
 from django.utils import timezone
 
-from apps.demos.models import DemoPoint, DemoRun
-from apps.demos.ray_demos import (
-    Deadline,
-    DeadlineExceeded,
-    DemoCancelled,
-    DemoUnavailable,
-    ParamError,
-    get_demo,
-    missing_extras,
-    validate_params,
-)
+from apps.demos.models import DemoRun
+from apps.demos.ray_demos import ParamError, get_demo, missing_extras, validate_params
+from apps.demos.tasks import demo_run_execute_task
+from config.errors import ServiceError
 
 log = logging.getLogger(__name__)
 Status = DemoRun.Status
 
 
-class TooManyRuns(Exception):
-    pass
+class RunRefused(ServiceError):
+    """A run not queued, and why. The demo page shows `errors` on its fields ("__all__": above
+    the form); the API's "error" is the sentence itself, not prefixed with the field's name."""
+
+    @property
+    def errors(self) -> dict[str, str]:
+        return {"__all__": self.message}
+
+    @property
+    def detail(self):
+        detail = super().detail
+        return {**detail, "error": self.message} if isinstance(detail, dict) else detail
 
 
-DATABASE_ERRORS = (OperationalError, InterfaceError)
-# How long a running demo waits out an unreachable database (a restart takes a few seconds)
-# before it gives up; its points wait in memory meanwhile.
-DATABASE_GRACE_S = 30.0
+class BadParams(RunRefused):
+    """Parameters refused, one message per parameter (the pure core's ParamError, converted
+    at this boundary so the core stays free of Django)."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__(str(ParamError(errors)), field="params")
+        self.params = errors
+
+    @property
+    def errors(self) -> dict[str, str]:
+        return self.params
+
+    @property
+    def detail(self):
+        return {"params": self.params, "error": self.message}
 
 
-def with_database(write, *, grace_s: float = DATABASE_GRACE_S):
-    """Run `write`, trying again on a fresh connection while the database is away, for up to
-    grace_s; then the error goes up."""
-    started = time.monotonic()
-    while True:
-        try:
-            return write()
-        except DATABASE_ERRORS:
-            connection.close()
-            if time.monotonic() - started >= grace_s:
-                raise
-            log.warning("database unreachable; trying again", exc_info=True)
-            time.sleep(0.5)
-
-
-def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+class TooManyRuns(RunRefused):
+    status = 429
+    title = "Too many runs"
 
 
 @transaction.atomic
@@ -71,14 +60,18 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
     """Validate and queue a run; the task is sent only once the row is committed."""
     spec = get_demo(demo)
     if spec is None:
-        raise ParamError({"demo": f"unknown demo {demo!r}"})
+        raise BadParams({"demo": f"unknown demo {demo!r}"})
     missing = missing_extras(spec)
     if missing:
-        raise DemoUnavailable(
+        raise RunRefused(
             f"{spec.title} needs the rllib extra, not installed on this server "
-            f"({', '.join(missing)} missing)"
+            f"({', '.join(missing)} missing)",
+            field="demo",
         )
-    cleaned = validate_params(spec, params)
+    try:
+        cleaned = validate_params(spec, params)
+    except ParamError as exc:
+        raise BadParams(exc.errors) from None
     _check_nodes(spec, cleaned)
     limit = settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER
     # Lock the user's row so two quick clicks cannot both pass the limit.
@@ -86,8 +79,8 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
     active = DemoRun.objects.filter(user=user, status__in=DemoRun.ACTIVE).count()
     if active >= limit:
         raise TooManyRuns(
-            f"you already have {active} demo runs queued or running (at most {limit}); "
-            "wait for one to finish or cancel it"
+            f"You already have {active} demo runs queued or running (at most {limit}); "
+            "wait for one to finish or cancel it."
         )
     run = DemoRun.objects.create(user=user, demo=spec.slug, params=cleaned)
     transaction.on_commit(lambda: _enqueue(run))
@@ -109,7 +102,7 @@ def _check_nodes(spec, cleaned: dict) -> None:
     if seen and 2 <= seen[0] < needed:
         nodes, at = seen
         when = f" (seen {timezone.localtime(at):%Y-%m-%d %H:%M})" if at else ""
-        raise ParamError(
+        raise BadParams(
             {
                 spec.nodes_param: f"{spec.nodes_param} asks for {needed} Ray nodes, and the "
                 f"cluster the demos worker last ran on has {nodes}{when}: lower it, or add nodes"
@@ -118,13 +111,11 @@ def _check_nodes(spec, cleaned: dict) -> None:
 
 
 def _enqueue(run: DemoRun) -> None:
-    from apps.demos.tasks import demo_run_execute_task
-
     try:
         demo_run_execute_task.apply_async(
             (run.pk,),
-            soft_time_limit=soft_limit_s(run.spec),
-            time_limit=hard_limit_s(run.spec),
+            soft_time_limit=run.soft_limit_s,
+            time_limit=run.hard_limit_s,
             queue="demos",
         )
     except Exception as exc:
@@ -142,16 +133,6 @@ def _enqueue(run: DemoRun) -> None:
         run.status, run.finished_at, run.error = Status.FAILED, now, error
 
 
-def soft_limit_s(spec) -> int:
-    """Celery's soft limit: a margin past the demo's own deadline, which normally stops it."""
-    return spec.time_limit_s + 15
-
-
-def hard_limit_s(spec) -> int:
-    """Celery kills the worker process here, when not even the soft limit stopped the run."""
-    return spec.time_limit_s + 45
-
-
 def demo_run_cancel(*, run: DemoRun) -> DemoRun:
     """A queued run is cancelled at once; a running one is asked to stop (within ~1 s)."""
     now = timezone.now()
@@ -163,302 +144,3 @@ def demo_run_cancel(*, run: DemoRun) -> DemoRun:
         DemoRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(cancel_requested=True)
     run.refresh_from_db()
     return run
-
-
-def json_safe(value):
-    """NaN and infinities as null: JSON has no such numbers, so PostgreSQL and SQLite refuse
-    the whole row (RLlib reports NaN returns before its first finished episode)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(item) for item in value]
-    return value
-
-
-class _Recorder:
-    """The demo's report(): buffers points and writes them a few times a second, with the
-    progress and a heartbeat; also answers "was this run cancelled?" for the deadline."""
-
-    FLUSH_EVERY_S = 0.25
-
-    def __init__(self, run: DemoRun):
-        self.run_id, self.spec, self.params = run.pk, run.spec, run.params
-        self.seq, self.buffer, self.last_flush = run.last_seq, [], 0.0
-        self.cancelled_flag, self.last_cancel_check = False, 0.0
-        self.database_away_since: float | None = None
-
-    def __call__(self, point: dict) -> None:
-        self.seq += 1
-        self.buffer.append(DemoPoint(run_id=self.run_id, seq=self.seq, data=json_safe(point)))
-        if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
-            self.flush()
-
-    def flush(self, *, final: bool = False) -> None:
-        """Store the buffered points. While the database is away (a restart), the demo goes on
-        and the points wait for the next flush, for up to DATABASE_GRACE_S; the final flush
-        waits for the database instead."""
-        self.last_flush = time.monotonic()
-        if not self.buffer:
-            return
-        if final:
-            with_database(self._write)
-            return
-        try:
-            self._write()
-        except DATABASE_ERRORS:
-            connection.close()
-            self.database_away_since = self.database_away_since or time.monotonic()
-            if time.monotonic() - self.database_away_since >= DATABASE_GRACE_S:
-                raise
-            log.warning("demo run %s: points kept until the database is back", self.run_id)
-            return
-        self.database_away_since = None
-
-    def _write(self) -> None:
-        expected = max(1, self.spec.expected_points(self.params))
-        with transaction.atomic():
-            # A retry after a lost COMMIT answer may send points already stored: skip those.
-            DemoPoint.objects.bulk_create(self.buffer, ignore_conflicts=True)
-            DemoRun.objects.filter(pk=self.run_id).update(
-                last_seq=self.seq,
-                progress=min(0.99, self.seq / expected),
-                heartbeat_at=timezone.now(),
-            )
-        self.buffer = []
-
-    def cancelled(self) -> bool:
-        if time.monotonic() - self.last_cancel_check >= 0.5:
-            self.last_cancel_check = time.monotonic()
-            try:
-                self.cancelled_flag = DemoRun.objects.filter(
-                    pk=self.run_id, cancel_requested=True
-                ).exists()
-            except DATABASE_ERRORS:
-                connection.close()  # asked again in half a second; flush() bounds the wait
-        return self.cancelled_flag
-
-
-class _Heartbeat(threading.Thread):
-    """Proves the worker is alive while a demo blocks between points (e.g. RLlib's build)."""
-
-    def __init__(self, run_id: int, every_s: float):
-        super().__init__(daemon=True, name=f"demo-heartbeat-{run_id}")
-        self.run_id, self.every_s, self.stopped = run_id, every_s, threading.Event()
-
-    def run(self) -> None:
-        try:
-            while not self.stopped.wait(self.every_s):
-                try:
-                    DemoRun.objects.filter(pk=self.run_id, status=Status.RUNNING).update(
-                        heartbeat_at=timezone.now()
-                    )
-                except Exception:
-                    # One failed write (a dropped connection, a database restart) must not end
-                    # the heartbeats, or the reaper fails a run that is still going. A closed
-                    # connection is opened afresh on the next beat.
-                    log.warning("heartbeat of demo run %s not stored", self.run_id, exc_info=True)
-                    connection.close()
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.join(timeout=5)
-
-
-def demo_run_claim(*, run_id: int, worker: str) -> bool:
-    """Atomically move a queued run to running; False if it was not queued (a duplicate
-    delivery, a cancel, or another worker got it first)."""
-    now = timezone.now()
-    return (
-        DemoRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
-            status=Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker
-        )
-        == 1
-    )
-
-
-def demo_run_fail_orphaned(*, run_id: int) -> bool:
-    """Fail a run still "running" under a process of this host that no longer exists.
-
-    Celery redelivers the task of a worker process that died mid-run (SIGKILL, out of
-    memory): the run cannot be claimed again, but its dead owner is plain to see here, so
-    the person gets the reason now instead of "no heartbeat" from the reaper a minute later.
-    """
-    owner = (
-        DemoRun.objects.filter(pk=run_id, status=Status.RUNNING)
-        .values_list("worker", flat=True)
-        .first()
-    )
-    host, _, pid = (owner or "").rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit() or _process_exists(int(pid)):
-        return False
-    failed = DemoRun.objects.filter(pk=run_id, status=Status.RUNNING, worker=owner).update(
-        status=Status.FAILED,
-        finished_at=timezone.now(),
-        error="The worker process running this demo died mid-run (killed, or out of "
-        "memory); its Ray work went with it. Run it again.",
-    )
-    if failed:
-        log.warning("demo run %s: its worker process %s had died; failed it", run_id, owner)
-    return failed == 1
-
-
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: it exists
-        return True
-    return True
-
-
-def _finish(run_id: int, status: str, **fields) -> None:
-    finished_at = timezone.now()
-    with_database(
-        lambda: DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
-            status=status, finished_at=finished_at, **fields
-        )
-    )
-
-
-def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | None:
-    """Claim the run, run the demo on Ray, store its points and always end the run.
-
-    Returns the final status, or None when the run was not ours to execute. `connect` and
-    `cluster_size` come from apps.demos.ray_runtime (passed in to keep Ray out of imports).
-    """
-    from celery.exceptions import SoftTimeLimitExceeded
-
-    if not with_database(lambda: demo_run_claim(run_id=run_id, worker=worker_name())):
-        if demo_run_fail_orphaned(run_id=run_id):
-            return Status.FAILED
-        log.info("demo run %s was not queued any more; nothing to do", run_id)
-        return None
-    run = with_database(lambda: DemoRun.objects.get(pk=run_id))
-    spec = run.spec
-    recorder = _Recorder(run)
-    heartbeat = _Heartbeat(run_id, settings.DEMOS_HEARTBEAT_S)
-    heartbeat.start()
-    try:
-        if connect is not None:
-            connect()
-        if cluster_size is not None:
-            nodes, cpus = cluster_size()
-            DemoRun.objects.filter(pk=run_id).update(cluster_nodes=nodes, cluster_cpus=cpus)
-        from apps.demos.ray_demos import run_demo
-
-        deadline = Deadline(spec.time_limit_s, cancelled=recorder.cancelled)
-        summary = run_demo(run.demo, run.params, recorder, deadline=deadline)
-        recorder.flush(final=True)
-        _finish(run_id, Status.SUCCEEDED, summary=json_safe(summary), progress=1.0)
-        return Status.SUCCEEDED
-    except DemoCancelled:
-        recorder.flush(final=True)
-        _finish(run_id, Status.CANCELLED, error="cancelled while running")
-        return Status.CANCELLED
-    except DeadlineExceeded as exc:
-        recorder.flush(final=True)
-        _finish(run_id, Status.FAILED, error=f"Stopped: {exc}.")
-        return Status.FAILED
-    except SoftTimeLimitExceeded:
-        return _soft_limit(run_id, spec, recorder)
-    except (ParamError, DemoUnavailable) as exc:
-        _finish(run_id, Status.FAILED, error=str(exc))
-        return Status.FAILED
-    except Exception as exc:
-        if _caused_by(exc, SoftTimeLimitExceeded):
-            # A signal landing inside Ray's Cython wait comes out as a SystemError caused
-            # by the soft limit: it is still the time limit.
-            return _soft_limit(run_id, spec, recorder)
-        log.exception("demo run %s failed", run_id)
-        try:
-            recorder.flush(final=True)
-        except Exception:
-            log.exception("could not store the last points of demo run %s", run_id)
-        _finish(run_id, Status.FAILED, error=_readable(exc))
-        return Status.FAILED
-    finally:
-        heartbeat.stop()
-
-
-def _caused_by(exc: BaseException, kind: type) -> bool:
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, kind):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _soft_limit(run_id, spec, recorder) -> str:
-    recorder.flush(final=True)
-    _finish(
-        run_id,
-        Status.FAILED,
-        error=f"Stopped at the worker's time limit ({soft_limit_s(spec)} s).",
-    )
-    return Status.FAILED
-
-
-def _readable(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    name = type(exc).__name__
-    return f"The demo failed: {name}: {text[:400]}" if text else f"The demo failed: {name}."
-
-
-def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | None = None) -> int:
-    """Fail runs whose worker stopped sending heartbeats, and runs no worker picked up."""
-    stale_after_s = stale_after_s or settings.DEMOS_STALE_AFTER_S
-    queued_after_s = queued_after_s or settings.DEMOS_QUEUED_TIMEOUT_S
-    now = timezone.now()
-    stale = DemoRun.objects.filter(
-        status=Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
-    )
-    dead = 0
-    for run in stale.only("pk", "demo", "started_at", "heartbeat_at"):
-        error = (
-            f"The worker running this demo stopped (no heartbeat for {stale_after_s} s). "
-            "Run it again."
-        )
-        spec = run.spec
-        # Celery's hard limit kills the worker process, so only heartbeats that went on until
-        # a few seconds short of that limit tell the two apart.
-        beat_for = (run.heartbeat_at - run.started_at).total_seconds() if run.started_at else 0
-        if spec and beat_for >= hard_limit_s(spec) - 15:
-            error = (
-                f"Stopped at the worker's hard time limit ({hard_limit_s(spec)} s): the demo "
-                "did not stop at its deadline. Try smaller parameters."
-            )
-        dead += DemoRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
-            status=Status.FAILED, finished_at=now, error=error
-        )
-    unclaimed = DemoRun.objects.filter(
-        status=Status.QUEUED, created_at__lt=now - timedelta(seconds=queued_after_s)
-    ).update(
-        status=Status.FAILED,
-        finished_at=now,
-        error=f"No demo worker picked this run up within {queued_after_s // 60} minutes: "
-        "is the demos worker running?",
-    )
-    if dead or unclaimed:
-        log.warning("reaped %s stale and %s unclaimed demo runs", dead, unclaimed)
-    return dead + unclaimed
-
-
-def reaper_loop(stop: threading.Event, every_s: float) -> None:
-    """Runs in each worker's main process: reap now, then every `every_s`, until told to stop.
-    A failed pass (the database not up yet, a dropped connection) is retried next time."""
-    while True:
-        try:
-            close_old_connections()
-            demo_runs_reap()
-        except Exception:
-            log.exception("demo reaper failed; retrying in %s s", every_s)
-        if stop.wait(every_s):
-            break
-    connection.close()

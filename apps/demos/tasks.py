@@ -1,4 +1,5 @@
-"""Celery side of the demos: a thin task, one Ray connection per worker process, a reaper.
+"""Celery side of the demos: a thin task, one Ray connection per worker process, a reaper
+thread. The work itself is apps.demos.worker.
 
 Nothing here imports Ray at import time: the web process imports this module to enqueue.
 """
@@ -12,7 +13,7 @@ from celery import shared_task
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
 from django.conf import settings
 
-from apps.demos import services
+from apps.demos import worker
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ def _start_reaper(sender=None, **_):
     thread too: a database still starting when the worker boots must not cost the reaper."""
     stop = threading.Event()
     thread = threading.Thread(
-        target=services.reaper_loop,
+        target=worker.reaper_loop,
         args=(stop, settings.DEMOS_REAP_EVERY_S),
         daemon=True,
         name="demo-reaper",
@@ -75,16 +76,11 @@ def demo_run_execute_task(self, run_id: int) -> str | None:
     from apps.demos import ray_runtime
 
     try:
-        return services.demo_run_execute(
+        return worker.demo_run_execute(
             run_id=run_id, connect=ray_runtime.connect, cluster_size=ray_runtime.cluster_size
         )
-    except services.DATABASE_ERRORS as exc:
+    except worker.DATABASE_ERRORS as exc:
         # The database stayed away past the run's grace: send the task again for later rather
         # than lose it (acked as failed, a queued run would wait for the reaper's 15 minutes).
         # A run this worker already started is refused by the claim and left to the reaper.
         raise self.retry(exc=exc, countdown=5, max_retries=12) from exc
-
-
-@shared_task(name="demos.reap_runs", ignore_result=True)
-def demo_runs_reap_task() -> int:
-    return services.demo_runs_reap()

@@ -12,9 +12,9 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from apps.demos import selectors, services
-from apps.demos.chart import lines_from_points, render_svg
+from apps.demos.chart import demo_chart, lines_from_points
 from apps.demos.models import DemoRun
-from apps.demos.ray_demos import DEMOS, DemoUnavailable, ParamError, get_demo, missing_extras
+from apps.demos.ray_demos import DEMOS, get_demo, missing_extras
 
 
 def _spec_or_404(slug: str):
@@ -45,12 +45,8 @@ def demo(request: HttpRequest, slug: str) -> HttpResponse:
         values = {**values, **raw}
         try:
             run = services.demo_run_create(user=request.user, demo=slug, params=raw)
-        except ParamError as exc:
-            errors, status = exc.errors, 400
-        except DemoUnavailable as exc:
-            errors, status = {"__all__": str(exc)}, 400
-        except services.TooManyRuns as exc:
-            errors, status = {"__all__": str(exc)[0].upper() + str(exc)[1:] + "."}, 429
+        except services.RunRefused as exc:  # shown in place, on the form
+            errors, status = exc.errors, exc.status
         else:
             return redirect(run)
     params = [
@@ -94,7 +90,7 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
             return HttpResponse(status=204)  # nothing new: htmx keeps the current fragment
     spec = demo_run.spec
     points = selectors.run_points(demo_run)
-    chart = render_svg(
+    chart = demo_chart(
         spec.chart, lines_from_points(spec.chart, points), title=f"{spec.title}: run {pk}"
     )
     context = {"run": demo_run, "spec": spec, "chart": chart, "legend": _legend(spec.chart)}
@@ -142,7 +138,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         spec.chart, selectors.run_points(b), prefix=f"run {b.pk}: ", dashed=True
     )
     # The second run keeps the first run's colour for each series, dashed.
-    chart = render_svg(spec.chart, lines, title=f"{spec.title}: runs {a.pk}, {b.pk}")
+    chart = demo_chart(spec.chart, lines, title=f"{spec.title}: runs {a.pk}, {b.pk}")
     legend = _legend(spec.chart, f"run {a.pk}: ") + _legend(spec.chart, f"run {b.pk}: ", True)
     return render(
         request,

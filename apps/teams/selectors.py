@@ -33,6 +33,7 @@ from django.db.models import Count, Max, QuerySet, Subquery
 from django.http import Http404
 from django.utils import timezone
 
+from apps.charts.geometry import heat_level
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes import selectors as quizzes
 from apps.study import members as study_members
@@ -92,13 +93,6 @@ def team_deck(team: Team) -> Deck | None:
 
 
 # Dashboard ----------------------------------------------------------------------------------
-
-
-def heat_level(share: float | None) -> int:
-    """0 for nothing learned, then one step per quarter: 1 <25%, 2 <50%, 3 <75%, 4 from 75%."""
-    if not share:
-        return 0
-    return min(4, 1 + int(share * 4))
 
 
 @dataclass

@@ -15,9 +15,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from apps.demos import ray_runtime, services
+from apps.demos import ray_runtime, services, worker
 from apps.demos.models import DemoRun
-from apps.demos.ray_demos import ParamError
 
 pytestmark = [pytest.mark.ray, pytest.mark.django_db]
 Status = DemoRun.Status
@@ -34,7 +33,7 @@ def queued(user, demo="tasks-vs-actors", **params) -> DemoRun:
 
 def execute(run, **kwargs):
     kwargs.setdefault("cluster_size", ray_runtime.cluster_size)
-    return services.demo_run_execute(run_id=run.pk, **kwargs)
+    return worker.demo_run_execute(run_id=run.pk, **kwargs)
 
 
 def test_a_run_streams_its_points_and_succeeds(ray_cluster, alice):
@@ -54,12 +53,12 @@ def test_a_run_streams_its_points_and_succeeds(ray_cluster, alice):
 def test_a_nan_point_or_summary_is_stored_as_null_and_charted_without_it(alice, client):
     """JSON has no NaN: the database refused the row and the run failed with an IntegrityError."""
     run = queued(alice, demo="vtrace", max_lag=1)
-    services.demo_run_claim(run_id=run.pk, worker="host:1")
-    record = services._Recorder(DemoRun.objects.get(pk=run.pk))
+    worker.demo_run_claim(run_id=run.pk, worker="host:1")
+    record = worker._Recorder(DemoRun.objects.get(pk=run.pk))
     record({"series": "vtrace", "x": 0, "y": float("nan")})
     record({"series": "vtrace", "x": 1, "y": 0.25})
     record.flush()
-    services._finish(run.pk, Status.SUCCEEDED, summary=services.json_safe({"ratio": math.inf}))
+    worker._finish(run.pk, Status.SUCCEEDED, summary=worker.json_safe({"ratio": math.inf}))
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED and run.summary == {"ratio": None}
     assert [p.data["y"] for p in run.points.all()] == [None, 0.25]
@@ -70,8 +69,8 @@ def test_a_nan_point_or_summary_is_stored_as_null_and_charted_without_it(alice, 
 
 def test_a_run_is_claimed_once(ray_cluster, alice):
     run = queued(alice, n_items=1, work_ms=1)
-    assert services.demo_run_claim(run_id=run.pk, worker="w1") is True
-    assert services.demo_run_claim(run_id=run.pk, worker="w2") is False
+    assert worker.demo_run_claim(run_id=run.pk, worker="w1") is True
+    assert worker.demo_run_claim(run_id=run.pk, worker="w2") is False
     assert execute(run) is None  # a redelivered message finds nothing to do
     assert DemoRun.objects.get(pk=run.pk).worker == "w1"
 
@@ -84,9 +83,9 @@ def test_a_redelivered_run_whose_worker_process_died_fails_at_once(alice):
     gone.wait()
     host = socket.gethostname()
     dead, alive, elsewhere = queued(alice), queued(alice), queued(alice)
-    services.demo_run_claim(run_id=dead.pk, worker=f"{host}:{gone.pid}")
-    services.demo_run_claim(run_id=alive.pk, worker=f"{host}:{os.getpid()}")
-    services.demo_run_claim(run_id=elsewhere.pk, worker="another-host:1")
+    worker.demo_run_claim(run_id=dead.pk, worker=f"{host}:{gone.pid}")
+    worker.demo_run_claim(run_id=alive.pk, worker=f"{host}:{os.getpid()}")
+    worker.demo_run_claim(run_id=elsewhere.pk, worker="another-host:1")
 
     assert execute(dead, cluster_size=None) == Status.FAILED
     assert execute(alive, cluster_size=None) is None
@@ -147,10 +146,10 @@ def test_a_queued_run_is_cancelled_at_once(alice):
 
 def test_the_reaper_fails_runs_whose_worker_vanished(alice):
     gone = queued(alice)
-    services.demo_run_claim(run_id=gone.pk, worker="host:123")
+    worker.demo_run_claim(run_id=gone.pk, worker="host:123")
     DemoRun.objects.filter(pk=gone.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
     alive = queued(alice)
-    services.demo_run_claim(run_id=alive.pk, worker="host:456")
+    worker.demo_run_claim(run_id=alive.pk, worker="host:456")
     forgotten = queued(alice)
     DemoRun.objects.filter(pk=forgotten.pk).update(created_at=timezone.now() - timedelta(hours=1))
 
@@ -168,12 +167,12 @@ def test_the_reaper_names_the_hard_time_limit_when_it_killed_the_worker(alice):
     now = timezone.now()
     killed, lost = queued(alice, demo="vtrace"), queued(alice, demo="vtrace")
     for run, started_s_ago in ((killed, 170), (lost, 170)):
-        services.demo_run_claim(run_id=run.pk, worker="host:1")
+        worker.demo_run_claim(run_id=run.pk, worker="host:1")
         DemoRun.objects.filter(pk=run.pk).update(started_at=now - timedelta(seconds=started_s_ago))
     DemoRun.objects.filter(pk=killed.pk).update(heartbeat_at=now - timedelta(seconds=65))
     DemoRun.objects.filter(pk=lost.pk).update(heartbeat_at=now - timedelta(seconds=150))
 
-    assert services.demo_runs_reap() == 2
+    assert worker.demo_runs_reap() == 2
 
     killed.refresh_from_db(), lost.refresh_from_db()
     assert killed.error.startswith("Stopped at the worker's hard time limit (105 s)")
@@ -184,9 +183,9 @@ def test_create_validates_limits_and_waits_for_the_commit(
     alice, settings, django_capture_on_commit_callbacks
 ):
     settings.DEMOS_MAX_ACTIVE_RUNS_PER_USER = 2
-    with pytest.raises(ParamError, match="n_items must be between 1 and 64, got 500"):
+    with pytest.raises(services.BadParams, match="n_items must be between 1 and 64, got 500"):
         services.demo_run_create(user=alice, demo="tasks-vs-actors", params={"n_items": 500})
-    with pytest.raises(ParamError, match="unknown demo 'nope'"):
+    with pytest.raises(services.BadParams, match="unknown demo 'nope'"):
         services.demo_run_create(user=alice, demo="nope", params={})
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         run = services.demo_run_create(user=alice, demo="vtrace", params={"max_lag": "3"})
@@ -203,10 +202,10 @@ def test_heartbeats_go_on_after_the_database_drops_the_connection(alice):
     if connection.vendor != "postgresql":
         pytest.skip("drops a server-side connection: PostgreSQL only")
     run = queued(alice)
-    services.demo_run_claim(run_id=run.pk, worker="host:1")
+    worker.demo_run_claim(run_id=run.pk, worker="host:1")
     old = timezone.now() - timedelta(minutes=5)
     DemoRun.objects.filter(pk=run.pk).update(heartbeat_at=old)
-    heartbeat = services._Heartbeat(run.pk, every_s=0.05)
+    heartbeat = worker._Heartbeat(run.pk, every_s=0.05)
     heartbeat.start()
     try:
         until = time.monotonic() + 5

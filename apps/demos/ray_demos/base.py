@@ -143,9 +143,6 @@ class Chart:
     series: tuple[Series, ...]
     y_log: bool = False
 
-    def label_for(self, key: str) -> str:
-        return next((s.label for s in self.series if s.key == key), key)
-
 
 @dataclass(frozen=True)
 class DemoSpec:

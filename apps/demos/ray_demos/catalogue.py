@@ -3,119 +3,21 @@
 from __future__ import annotations
 
 import importlib.util
-import math
-from collections.abc import Mapping
-from typing import Any
 
 from .base import Chart, DemoSpec, Param, Series
 from .claims import Check, Claim
 from .cluster_catalogue import CLUSTER_DEMOS
-
-
-def _p(params: Mapping[str, Any], name: str) -> str:
-    value = params[name]
-    return f"{name}={str(value).lower() if isinstance(value, bool) else f'{value:g}'}"
-
-
-def _tasks_hidden(params):
-    if params["n_items"] < 2:
-        return f"{_p(params, 'n_items')}: one item leaves nothing to run in parallel"
-    if params["work_ms"] < 10:
-        return (
-            f"{_p(params, 'work_ms')}: an item this short costs about as much as Ray's own "
-            "round trip for a task, which hides the gain of running items in parallel"
-        )
-    return None
-
-
-def _object_store_hidden(params):
-    if params["n_readers"] < 2:
-        return f"{_p(params, 'n_readers')}: a single reader gets one copy either way"
-    if params["size_mb"] < 5:
-        return (
-            f"{_p(params, 'size_mb')}: copying an array this small costs less than a task's own "
-            "overhead, which hides the cost of the copies"
-        )
-    return None
-
-
-def _sampling_hidden(params):
-    if params["learn_us"] >= params["env_step_us"] + 10:
-        return (
-            f"{_p(params, 'learn_us')}: the learner spends about as much CPU per step as "
-            f"sampling it ({_p(params, 'env_step_us')}), so learning, not sampling, is the "
-            "bottleneck"
-        )
-    return None
-
-
-def _sync_async_hidden(params):
-    if params["straggler_ms"] < 2 * params["work_ms"]:
-        return (
-            f"{_p(params, 'straggler_ms')}: a straggler barely slower than the others "
-            f"({_p(params, 'work_ms')}) leaves the barrier little to wait for"
-        )
-    if params["lr"] < 0.7:
-        return (
-            f"{_p(params, 'lr')}: at a learning rate this small the delayed gradients barely "
-            "overshoot, so staleness costs little here"
-        )
-    return None
-
-
-def vtrace_largest_ratio(max_lag: int, drift: float) -> float:
-    """The largest importance ratio pi/mu in the oldest data of the V-trace demo: the learner
-    moves right with p(-1 + max_lag * drift), the oldest actors with p(-1) (p: a logistic)."""
-    pi = 1 / (1 + math.exp(1 - max_lag * drift))
-    mu = 1 / (1 + math.exp(1))
-    return max(pi / mu, (1 - pi) / (1 - mu))
-
-
-def _vtrace_hidden(params):
-    ratio = vtrace_largest_ratio(params["max_lag"], params["drift"])
-    if params["rho_bar"] >= ratio:
-        return (
-            f"{_p(params, 'rho_bar')} is at least every importance ratio in this data (the "
-            f"largest is {ratio:.2f}): no weight is truncated, so pi_rho_bar is pi and the two "
-            "values coincide"
-        )
-    return None
-
-
-def _seed_hidden(params):
-    if params["accel_ms"] >= 10:
-        return (
-            f"{_p(params, 'accel_ms')}: the modelled accelerator takes as long per batch as a "
-            "CPU forward pass does here"
-        )
-    return None
-
-
-def _fault_hidden(params):
-    if not params["kill"]:
-        return f"{_p(params, 'kill')}: nothing was killed, so there is no recovery to see"
-    if params["kill_at_step"] >= params["steps"]:
-        return (
-            f"{_p(params, 'kill_at_step')} is not before the last step ({_p(params, 'steps')}):"
-            " the run ended before the kill"
-        )
-    return None
-
-
-def _pbt_hidden(params):
-    if params["perturb_every"] >= params["steps"]:
-        return (
-            f"{_p(params, 'perturb_every')} with {_p(params, 'steps')}: PBT never exploited or "
-            "explored, so it was a grid with random learning rates"
-        )
-    return None
-
-
-def _rllib_hidden(params):
-    if params["iterations"] < 3:
-        return f"{_p(params, 'iterations')}: too few iterations for learning to show"
-    return None
-
+from .hidden import (
+    fault_hidden,
+    object_store_hidden,
+    pbt_hidden,
+    rllib_hidden,
+    sampling_hidden,
+    seed_hidden,
+    sync_async_hidden,
+    tasks_hidden,
+    vtrace_hidden,
+)
 
 DEMOS: tuple[DemoSpec, ...] = (
     DemoSpec(
@@ -148,7 +50,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "Parallel tasks finished the items at least 1.5x faster than one task at a time, "
             "and the actor's counter was exact.",
             (Check("tasks_speedup", at_least=1.5), Check("actor_counter_exact", at_least=1)),
-            hidden_by=_tasks_hidden,
+            hidden_by=tasks_hidden,
             needs_cpus=2,
         ),
         expected_points=lambda p: 3 * p.get("trials", 3),
@@ -179,7 +81,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "Passing a copy per call took at least 1.5x as long for every reader to read as "
             "passing one reference.",
             (Check("by_value_vs_by_ref", at_least=1.5),),
-            hidden_by=_object_store_hidden,
+            hidden_by=object_store_hidden,
         ),
         expected_points=lambda p: 2 * p["n_readers"],
     ),
@@ -211,7 +113,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "With one rollout actor, the learner sat idle waiting for samples at least half of "
             "the time: sampling was the bottleneck.",
             (Check("idle_1", at_least=50),),
-            hidden_by=_sampling_hidden,
+            hidden_by=sampling_hidden,
         ),
         expected_points=lambda p: p["max_actors"] * p.get("trials", 3),
     ),
@@ -251,7 +153,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "than the barrier, and its stale gradients left at least 1.1x the loss the same "
             "updates reach with fresh gradients.",
             (Check("speedup", at_least=1.5), Check("stale_vs_fresh_loss", at_least=1.1)),
-            hidden_by=_sync_async_hidden,
+            hidden_by=sync_async_hidden,
         ),
         expected_points=lambda p: 1 + p["rounds"] * (1 + 2 * p["n_workers"]),
         modelled="The straggler's extra delay is a sleep: it stands for a slow environment.",
@@ -290,7 +192,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "At the largest lag, V-trace with rho_bar converged to the value of pi_rho_bar, not "
             "of pi: its estimate was at least 2x closer to V of pi_rho_bar than to V of pi.",
             (Check("closer_to_fixed_point", at_least=2),),
-            hidden_by=_vtrace_hidden,
+            hidden_by=vtrace_hidden,
             timing=False,
         ),
         expected_points=lambda p: 4 * (p["max_lag"] + p.get("trials", 3)),
@@ -331,7 +233,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "measured), central batched inference served at least 1.5x the steps/s of "
             "per-actor CPU inference.",
             (Check("modelled_vs_per_actor", at_least=1.5),),
-            hidden_by=_seed_hidden,
+            hidden_by=seed_hidden,
         ),
         expected_points=lambda p: 3 * p.get("trials", 3),
         modelled="The third line replaces the forward pass by a fixed wait of accel_ms per "
@@ -370,7 +272,7 @@ DEMOS: tuple[DemoSpec, ...] = (
                 Check("completed_correctly", at_least=1),
                 Check("task_retried_and_returned", at_least=1),
             ),
-            hidden_by=_fault_hidden,
+            hidden_by=fault_hidden,
             timing=False,
         ),
         expected_points=lambda p: p["steps"] + 1,
@@ -438,7 +340,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "PBT's best trial reached a loss at least 2x lower than the best trial of the "
             "fixed grid.",
             (Check("grid_vs_pbt_loss", at_least=2),),
-            hidden_by=_pbt_hidden,
+            hidden_by=pbt_hidden,
             timing=False,
         ),
         expected_points=lambda p: 2 * p["steps"],
@@ -469,7 +371,7 @@ DEMOS: tuple[DemoSpec, ...] = (
             "The mean episode return rose over the run: the last iteration's was at least 1.5x "
             "the first's.",
             (Check("return_gain", at_least=1.5),),
-            hidden_by=_rllib_hidden,
+            hidden_by=rllib_hidden,
             timing=False,
         ),
         expected_points=lambda p: p["iterations"],

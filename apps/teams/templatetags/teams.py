@@ -2,7 +2,7 @@ from django import template
 from django.contrib.humanize.templatetags.humanize import naturaltime
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import pluralize
-from django.utils.html import conditional_escape, format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.timezone import template_localtime
 
@@ -43,15 +43,16 @@ def aria_sort(current: str, column: str) -> str:
 
 @register.simple_tag
 def heat_cells(cells, who: str):
-    """A heatmap row's cells, built in one call instead of a template loop (the dashboard's
-    heatmap was most of its template time): same markup, escaped the same way."""
-    who = conditional_escape(who)
-    return mark_safe(
-        "".join(
-            f'<td class="heat heat-{int(level)}" title="{who}: {pct(share)} of '
-            f'{conditional_escape(figure.section.title)}">{pct(share)}</td>'
+    """A heatmap row's cells (level from apps.charts.geometry.heat_level), built in one call
+    with Django's format_html_join rather than a template loop or partial: the dashboard draws
+    a row per member, and bench/README-charts.md shows what a template would cost."""
+    return format_html_join(
+        "",
+        '<td class="heat heat-{}" title="{}: {} of {}">{}</td>',
+        (
+            (int(level), who, pct(share), figure.section.title, pct(share))
             for figure, share, level in cells
-        )
+        ),
     )
 
 
@@ -75,8 +76,8 @@ YOU_BADGE = mark_safe(' <span class="badge you">you</span>')
 
 @register.simple_tag
 def member_row(m, viewer_id: int, check_count: int):
-    """One row of the member table, built in one call (25 rows of 11 cells were a third of the
-    page's template time): the markup the template loop gave, escaped the same way."""
+    """One row of the member table, built in one call with format_html for the same reason as
+    heat_cells: the markup the template loop gave, escaped by Django."""
     if m.last_active:
         when = format_html(
             '<time datetime="{}">{}</time>',

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from apps.demos.services import demo_runs_reap
+from apps.demos.worker import demo_runs_reap
 
 
 class Command(BaseCommand):

@@ -1,0 +1,296 @@
+"""Chart geometry: numbers in, shapes out, in SVG user units. Pure (no Django): the partials in
+templates/charts/ draw the shapes, with Django's autoescaping, and the stylesheets colour them by
+class (--heat-0 .. --heat-4, .series-0 .. .series-5), so dark mode and the CSP hold.
+
+Every chart the site draws is built here: a line chart of measured points (the demos), a
+calendar heatmap (reviews per day), bars and paired bars (reviews due, planned and done), and the
+heat level of a heatmap cell (the calendar's and the team dashboard's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+HEAT_LEVELS = 4  # the darkest level; 0 is "nothing"
+
+
+def heat_level(value: float | None, top: float = 1.0) -> int:
+    """How dark a heatmap cell is, 0..4: 0 for nothing, then one step per quarter of `top`:
+    1 under a quarter, 2 under a half, 3 under three quarters, 4 from three quarters up."""
+    if not value or value <= 0 or top <= 0:
+        return 0
+    return min(HEAT_LEVELS, 1 + int(HEAT_LEVELS * value / top))
+
+
+# Scales and ticks -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The linear map from data [low, high] onto the pixels [start, end] (end < start for a y
+    axis, whose pixels grow downwards). An empty domain maps everything to `start`."""
+
+    low: float
+    high: float
+    start: float
+    end: float
+
+    def __call__(self, value: float) -> float:
+        span = self.high - self.low
+        return self.start + ((value - self.low) / span if span else 0.0) * (self.end - self.start)
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About `count` round steps (1, 2, 2.5 or 5 times a power of ten) from at or below `low`
+    to at or above `high`: the axis spans the first tick to the last. A range narrower than a
+    billionth of its values (or empty) is drawn as if it were wider, so steps stay resolvable."""
+    resolution = 1e-9 * max(1.0, abs(low), abs(high))
+    if not high - low >= resolution:
+        high = low + max(1.0, count * resolution)
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    digits = max(10, 3 - math.floor(math.log10(step)))  # enough for the step, none of the noise
+    first = math.floor(low / step + 1e-9) * step
+    ticks = [round(first, digits)]
+    while ticks[-1] < high - step * 1e-6:
+        ticks.append(round(first + len(ticks) * step, digits))
+    return ticks
+
+
+def tick_label(value: float) -> str:
+    """A tick's number, short: 0, 0.25, 12.5, 40k, 5e-03."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 10_000:
+        return f"{value / 1000:g}k"
+    return f"{value:g}" if abs(value) >= 0.01 else f"{value:.0e}"
+
+
+def is_number(value) -> bool:
+    """A value a chart can place: a finite int or float (a stored NaN comes back as null)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# Line charts ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Line:
+    """One series to draw: its (x, y) points in the order measured (a redone step shows as a
+    step back), its colour (series-0 .. series-5) and whether it is dashed."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+    color: int = 0
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class Tick:
+    at: float  # pixel position along its axis
+    label: str
+
+
+@dataclass(frozen=True)
+class Path:
+    label: str
+    css: str  # "series series-N"
+    dashed: bool
+    points: str  # SVG polyline points, "x,y x,y ..."
+    markers: list[tuple[float, float]]  # a dot per point when there are few
+
+
+@dataclass(frozen=True)
+class LineChart:
+    title: str
+    width: int
+    height: int
+    left: int  # the plot's edges, in pixels
+    right: int
+    top: int
+    bottom: int
+    x_ticks: list[Tick]
+    y_ticks: list[Tick]
+    x_label: str
+    y_label: str
+    paths: list[Path]
+
+    @property
+    def empty(self) -> bool:
+        return not self.paths
+
+    @property
+    def middle(self) -> tuple[float, float]:
+        return (self.left + self.right) / 2, (self.top + self.bottom) / 2
+
+
+MARKERS_UP_TO = 40  # points a line may have and still get a dot on each
+
+
+def line_chart(
+    lines: Sequence[Line],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    width: int = 640,
+    height: int = 340,
+    margins: tuple[int, int, int, int] = (64, 16, 16, 52),  # left, right, top, bottom
+) -> LineChart:
+    """Lines on shared axes whose ticks enclose every point; the y axis always shows 0."""
+    xs = [x for line in lines for x, _ in line.points]
+    ys = [y for line in lines for _, y in line.points]
+    x_values = nice_ticks(min(xs, default=0), max(xs, default=1))
+    y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1))
+    left, right = margins[0], width - margins[1]
+    top, bottom = margins[2], height - margins[3]
+    sx = Scale(x_values[0], x_values[-1], left, right)
+    sy = Scale(y_values[0], y_values[-1], bottom, top)
+    paths = []
+    for line in lines:
+        if not line.points:
+            continue
+        placed = [(round(sx(x), 1), round(sy(y), 1)) for x, y in line.points]
+        paths.append(
+            Path(
+                label=line.label,
+                css=f"series series-{line.color % 6}",
+                dashed=line.dashed,
+                points=" ".join(f"{x:.1f},{y:.1f}" for x, y in placed),
+                markers=placed if len(placed) <= MARKERS_UP_TO else [],
+            )
+        )
+    return LineChart(
+        title=title, width=width, height=height, left=left, right=right, top=top, bottom=bottom,
+        x_ticks=[Tick(round(sx(t), 1), tick_label(t)) for t in x_values],
+        y_ticks=[Tick(round(sy(t), 1), tick_label(t)) for t in y_values],
+        x_label=x_label, y_label=y_label, paths=paths,
+    )  # fmt: skip
+
+
+# Calendar heatmap -------------------------------------------------------------------------------
+
+CELL = 11  # a calendar day's square, px
+GAP = 2
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    x: int
+    y: int
+    day: date
+    count: int
+    level: int  # 0..4, drawn as --heat-0 .. --heat-4
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    cells: list[HeatCell]
+    months: list[tuple[int, str]]  # (x, "Jan") labels
+    width: int
+    height: int
+    cell: int = CELL
+
+
+def year_heatmap(per_day: dict[date, int], today: date) -> Heatmap:
+    """53 week columns ending with this week, Monday on top, like a contributions calendar. A
+    quiet year (at most 4 on the busiest day) steps one level per count: the top is at least 5."""
+    last_monday = today - timedelta(days=today.weekday())
+    first = last_monday - timedelta(weeks=52)
+    top = max(max(per_day.values(), default=0), 5)
+    cells, months, seen_month = [], [], None
+    step = CELL + GAP
+    day = first
+    while day <= today:
+        week = (day - first).days // 7
+        x, y = 28 + week * step, 16 + day.weekday() * step
+        count = per_day.get(day, 0)
+        cells.append(HeatCell(x, y, day, count, heat_level(count, top)))
+        if day.weekday() == 0 and day.month != seen_month:
+            seen_month = day.month
+            roomy = not months or x - months[-1][0] >= 3 * step
+            if roomy and week < 52:  # labels never overlap or hang off the last column
+                months.append((x, day.strftime("%b")))
+        day += timedelta(days=1)
+    return Heatmap(cells, months, width=28 + 53 * step, height=16 + 7 * step)
+
+
+# Bars -------------------------------------------------------------------------------------------
+
+BAR_LEFT = 36  # room for the top value's label
+BAR_TOP = 10
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: int
+    y: int
+    width: int
+    height: int
+    value: int
+    label: str
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """One or more bars a day side by side (`groups[0]` first), on one scale from 0 to `top`."""
+
+    groups: list[list[Bar]]
+    width: int
+    height: int
+    top: int  # value of the top grid line
+    baseline: int  # y of the x axis
+
+    @property
+    def bars(self) -> list[Bar]:
+        return self.groups[0]
+
+
+def _bar_chart(
+    series: Sequence[Sequence[int]], labels: Sequence[str], height: int, bar: int, gap: int
+) -> tuple[list[list[Bar]], int, int]:
+    top = max(max((max(values, default=0) for values in series), default=0), 1)
+    plot = height - 30
+    step = len(series) * bar + gap
+    groups = []
+    for n, values in enumerate(series):
+        bars = []
+        for i, (value, label) in enumerate(zip(values, labels, strict=True)):
+            h = round(plot * value / top)
+            x = BAR_LEFT + i * step + n * bar
+            bars.append(
+                Bar(x=x, y=BAR_TOP + plot - h, width=bar, height=h, value=value, label=label)
+            )
+        groups.append(bars)
+    return groups, top, BAR_TOP + plot
+
+
+def bar_chart(values: list[int], labels: list[str], height: int = 140, bar: int = 16) -> BarChart:
+    groups, top, baseline = _bar_chart([values], labels, height, bar, gap=4)
+    width = BAR_LEFT + len(values) * (bar + 4)
+    return BarChart(groups, width=width, height=height, top=top, baseline=baseline)
+
+
+@dataclass(frozen=True)
+class PairedBarChart(BarChart):
+    """Two bars a day side by side (e.g. reviews planned and done), on one scale."""
+
+    @property
+    def planned(self) -> list[Bar]:
+        return self.groups[0]
+
+    @property
+    def done(self) -> list[Bar]:
+        return self.groups[1]
+
+
+def paired_bar_chart(
+    planned: list[int], done: list[int], labels: list[str], height: int = 140, bar: int = 8
+) -> PairedBarChart:
+    groups, top, baseline = _bar_chart([planned, done], labels, height, bar, gap=4)
+    width = 60 + len(labels) * (2 * bar + 4)
+    return PairedBarChart(groups, width=width, height=height, top=top, baseline=baseline)
