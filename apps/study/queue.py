@@ -16,16 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db.models import (
-    BooleanField,
     Case,
     CharField,
-    Count,
-    DateTimeField,
-    DecimalField,
     Exists,
     F,
     IntegerField,
@@ -36,7 +34,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
@@ -52,13 +50,16 @@ FOR_INTERVIEW = "plan"  # the kind of a planned card SM-2 has not made due
 
 @dataclass
 class QueueItem:
-    card: Card
-    state: CardState | None  # None: a new card
+    """One card to study. The review page's items carry model rows (the card with its section);
+    the whole queue's carry plain values (QueueCard, QueueState), what the API shows."""
+
+    card: Card | QueueCard
+    state: CardState | QueueState | None  # None: a new card
     kind: str  # "redrill", "due", "new" or "plan" (for your interview)
 
     @property
     def schedule(self) -> CardSchedule | None:
-        return self.state.schedule if self.state is not None else None
+        return self.state.schedule if isinstance(self.state, CardState) else None
 
     @property
     def for_interview(self) -> bool:
@@ -83,42 +84,6 @@ class Queue:
     @property
     def next(self) -> QueueItem | None:
         return self.items[0] if self.items else None
-
-
-@dataclass
-class Today:
-    """The learner's local day and what they have already done in it."""
-
-    now: datetime
-    zone: ZoneInfo
-    start: datetime
-    end: datetime
-    new_done: int
-    reviews_done: int
-    new_left: int
-    reviews_left: int
-
-
-def today(user, now: datetime | None = None) -> Today:
-    """One query (plus the profile, once per user object)."""
-    now = now or timezone.now()
-    profile = profile_for(user)
-    zone = profile.zone
-    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
-    done = _logs(user, start).aggregate(
-        new=Count("id", filter=Q(kind=ReviewLog.Kind.NEW)),
-        reviews=Count("id", filter=Q(kind=ReviewLog.Kind.REVIEW)),
-    )
-    return Today(
-        now=now,
-        zone=zone,
-        start=start,
-        end=end,
-        new_done=done["new"],
-        reviews_done=done["reviews"],
-        new_left=max(0, profile.new_cards_limit(scheduler.local_date(now, zone)) - done["new"]),
-        reviews_left=max(0, profile.reviews_per_day - done["reviews"]),
-    )
 
 
 class CountOf(Subquery):
@@ -264,34 +229,42 @@ def _planned_order(items: list[QueueItem], planned: list[int]) -> list[QueueItem
 
 # --- the whole queue: one statement --------------------------------------------------------
 
-_STATE_COLUMNS = (
-    "repetitions",
-    "ease_factor",
-    "interval_days",
-    "due_at",
-    "needs_redrill",
-    "lapses",
-)
+# The state columns the API shows, with their model fields (a typed NULL for a new card's row).
 _NULLS = {
-    "repetitions": IntegerField(),
-    "ease_factor": DecimalField(max_digits=6, decimal_places=2),
-    "interval_days": IntegerField(),
-    "due_at": DateTimeField(),
-    "needs_redrill": BooleanField(),
-    "lapses": IntegerField(),
+    name: CardState._meta.get_field(name)
+    for name in ["repetitions", "ease_factor", "interval_days", "due_at", "needs_redrill", "lapses"]
 }
+_STATE_COLUMNS = tuple(_NULLS)
+
+
+class QueueCard(NamedTuple):
+    """A card of the whole queue as plain values: what the API shows of it."""
+
+    pk: int
+    slug: str
+    front_html: str
+    back_html: str
+    deck_id: int
+
+
+class QueueState(NamedTuple):
+    """A learner's SM-2 state of a card in the whole queue, as plain values."""
+
+    pk: int
+    repetitions: int
+    ease_factor: Decimal
+    interval_days: int
+    due_at: datetime
+    needs_redrill: bool
+    lapses: int
 
 
 def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
-    """Every item, as a UNION of the lists in one statement, each row carrying the day's done
-    counts (one extra row of counts alone when every list is empty). The due and new lists are
-    read up to the whole daily limit (what is left of it is known with the row) and cut after.
-    Rows are plain values: the API lists hundreds of cards and model rows cost more than the
-    database did; QueueItem gets light Card and CardState instances of those values."""
-    day = {
-        "q_new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
-        "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
-    }
+    """Every item, as a UNION of the lists in one statement, plus one row with the day's done
+    counts (there even when every list is empty). The due and new lists are read up to the whole
+    daily limit (what is left of it is known from that row) and cut after. Plain values, not
+    model rows: the API lists hundreds of cards, and model rows cost more than the database."""
+    no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
 
     def of_states(k: int, states: QuerySet[CardState]) -> QuerySet:
         columns = {
@@ -303,7 +276,8 @@ def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
             "q_deck": F("deck_id"),
             **{f"q_{name}": F(name) for name in _STATE_COLUMNS},
             "q_pos": F("id"),
-            **day,
+            "q_new_done": no_count,
+            "q_reviews_done": no_count,
         }
         return states.order_by().annotate(**columns).values(*columns)
 
@@ -316,51 +290,50 @@ def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
         "q_deck": F("deck_id"),
         **{f"q_{name}": Value(None, output_field=f) for name, f in _NULLS.items()},
         "q_pos": F("id"),
-        **day,
+        "q_new_done": no_count,
+        "q_reviews_done": no_count,
     }
+    day = {name: Value(None, output_field=_column_field(name)) for name in new_columns}
+    day |= {
+        "q_k": Value(9),
+        "q_new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
+        "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
+    }
+    due = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
+    new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
     parts = [
         of_states(0, lists.redrills),
-        of_states(1, CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])),
-        Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit])
-        .order_by()
-        .annotate(**new_columns)
-        .values(*new_columns),
+        of_states(1, due),
+        new.annotate(**new_columns).values(*new_columns),
+        get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
     ]
     if lists.plan is not None:
         parts.append(of_states(3, lists.plan))
-    counts_only = {
-        name: expression if name in day else Value(None, output_field=_column_field(name))
-        for name, expression in new_columns.items()
-    }
-    counts_only["q_k"] = Value(9)
-    parts.append(
-        get_user_model()
-        .objects.filter(pk=lists.user_id)
-        .order_by()
-        .annotate(**counts_only)
-        .values(*counts_only)
-    )
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
-    items, done = [], None
-    for row in rows.values_list(*new_columns):
-        done = done or {"new_done": row[-2], "reviews_done": row[-1]}
-        k = row[0]
+    items, done = [], {}
+    for (
+        k,
+        card_id,
+        slug,
+        front,
+        back,
+        deck_id,
+        *state,
+        pos,
+        new_done,
+        reviews_done,
+    ) in rows.values_list(*new_columns):
         if k == 9:
+            done = {"new_done": new_done, "reviews_done": reviews_done}
             continue
-        card = Card(id=row[1], slug=row[2], front_html=row[3], back_html=row[4], deck_id=row[5])
-        state = None
-        if k != 2:
-            values = dict(zip(_STATE_COLUMNS, row[6:12], strict=True))
-            state = CardState(
-                id=row[12], card_id=row[1], deck_id=row[5], user_id=lists.user_id, **values
-            )
-        items.append(QueueItem(card, state, KINDS[k]))
+        card = QueueCard(card_id, slug, front, back, deck_id)
+        items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
     return _planned_order(items, lists.planned), done
 
 
 def _column_field(name: str):
-    whole = {"q_k": IntegerField(), "q_card": IntegerField(), "q_pos": IntegerField()}
-    return (whole | {"q_deck": IntegerField()}).get(name, _NULLS.get(name[2:], CharField()))
+    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done")
+    return IntegerField() if name in ints else _NULLS.get(name[2:], CharField())
 
 
 # --- the first items: the review page --------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from django.db.models import (
     Count,
@@ -28,7 +29,42 @@ from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.decks.selectors import visible_decks
 from apps.study import progress, scheduler
 from apps.study.models import CardState, ReviewLog
-from apps.study.queue import today
+
+
+@dataclass
+class Today:
+    """The learner's local day and what they have already done in it."""
+
+    now: datetime
+    zone: ZoneInfo
+    start: datetime
+    end: datetime
+    new_done: int
+    reviews_done: int
+    new_left: int
+    reviews_left: int
+
+
+def today(user, now: datetime | None = None) -> Today:
+    """One query (plus the profile, once per user object)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    zone = profile.zone
+    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
+    done = ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None).aggregate(
+        new=Count("id", filter=Q(kind=ReviewLog.Kind.NEW)),
+        reviews=Count("id", filter=Q(kind=ReviewLog.Kind.REVIEW)),
+    )
+    return Today(
+        now=now,
+        zone=zone,
+        start=start,
+        end=end,
+        new_done=done["new"],
+        reviews_done=done["reviews"],
+        new_left=max(0, profile.new_cards_limit(scheduler.local_date(now, zone)) - done["new"]),
+        reviews_left=max(0, profile.reviews_per_day - done["reviews"]),
+    )
 
 
 def due_counts(

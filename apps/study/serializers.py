@@ -34,7 +34,7 @@ class ScheduleSerializer(serializers.Serializer):
 
 
 class ReviewCreateSerializer(serializers.Serializer):
-    # Bounded like the columns: an id past 64 bits crashed the compiled card query (a 500).
+    # Bounded like the columns: an id past 64 bits was a 500 once (tests/fuzz/test_found.py).
     card = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="Card id.")
     grade = GradeField(help_text="SM-2 grade, 0 (blackout) to 5 (perfect).")
     client_id = StrictUUIDField(

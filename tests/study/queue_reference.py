@@ -3,14 +3,14 @@ one-statement queue (apps.study.queue) to be tested against."""
 
 from apps.accounts.models import profile_for
 from apps.study import queue as study_queue
-from apps.study import scheduler
+from apps.study import scheduler, selectors
 
 
 def reference_queue(user, deck=None, *, now):
     zone = profile_for(user).zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
     lists = study_queue._lists(user, deck, start, end, now)
-    day = study_queue.today(user, now)
+    day = selectors.today(user, now)
     redrills = lists.redrills.select_related("card", "card__section")
     reviews = lists.reviews.select_related("card", "card__section")
     items = [("redrill", s.card.slug, s.pk) for s in redrills]

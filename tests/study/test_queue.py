@@ -67,13 +67,13 @@ def test_daily_new_and_review_limits(alice, small_deck):
     profile.save()
     q = queue.queue(alice, small_deck, now=T0)
     assert q.counts["new"] == 2
-    for item in q.items:
-        review_record(user=alice, card=item.card, grade=5, now=T0)
+    for item in q.items:  # the whole queue's items are plain values: grade the card itself
+        review_record(user=alice, card=Card.objects.get(pk=item.card.pk), grade=5, now=T0)
     assert queue.queue(alice, small_deck, now=T0 + timedelta(hours=1)).counts["new"] == 0
     day1 = T0 + timedelta(days=1)
     q = queue.queue(alice, small_deck, now=day1)
     assert q.counts == {"redrill": 0, "due": 1, "new": 2}  # two due, limit 1; new limit renewed
-    review_record(user=alice, card=q.items[0].card, grade=5, now=day1)
+    review_record(user=alice, card=Card.objects.get(pk=q.items[0].card.pk), grade=5, now=day1)
     assert queue.queue(alice, small_deck, now=day1).counts["due"] == 0
 
 
@@ -289,9 +289,8 @@ def queue_story(alice, small_deck, other, now):
 
 @pytest.mark.parametrize("whole", [True, False])
 def test_the_sized_queue_agrees_with_the_whole_queue(alice, bob, small_deck, whole):
-    """The review page's sized queue (SQL compiled once per shape, then reused with each
-    learner's values) counts and orders exactly as the whole queue does, for every learner,
-    deck and limit it meets."""
+    """The review page's sized queue (the counts, then the first items) counts and orders
+    exactly as the whole queue does, for every learner, deck and limit it meets."""
     deck = None if whole else small_deck
     other = other_deck()
     now = T0 + timedelta(days=3)
@@ -302,7 +301,7 @@ def test_the_sized_queue_agrees_with_the_whole_queue(alice, bob, small_deck, who
             assert sized.counts == full.counts and sized.limits == full.limits
             rest = [i for i in full.items if i.card.pk != avoid] or full.items
             assert slugs(sized) == ([(rest[0].kind, rest[0].card.slug)] if rest else [])
-    mine = queue.queue(bob, deck, size=1, now=now)  # the cached SQL, another learner
+    mine = queue.queue(bob, deck, size=1, now=now)  # another learner
     assert mine.counts == {"redrill": 0, "due": 0, "new": 5}  # other is unpublished
 
 

@@ -160,7 +160,7 @@ def test_undo_only_touches_the_callers_reviews(alice, bob, task_card):
 
 
 def test_an_undone_new_card_no_longer_counts_against_the_new_limit(alice, task_card):
-    from apps.study.queue import today
+    from apps.study.selectors import today
 
     review_record(user=alice, card=task_card, grade=4)
     assert today(alice).new_done == 1
