@@ -42,9 +42,7 @@ def test_planned_cards_come_last_marked_for_your_interview(alice, small_deck, pl
     assert sized.counts == whole.counts and sized.next.card.pk == cards[3].pk
 
 
-def test_the_api_marks_them_and_a_grade_keeps_the_schedule(
-    api_client, alice, small_deck, planning
-):
+def test_the_api_marks_them_and_a_grade_keeps_the_schedule(api_client, alice, small_deck, planning):
     as_alice = api_client
     as_alice.force_authenticate(alice)
     card = small_deck.cards.order_by("id").first()
