@@ -17,8 +17,10 @@ each request through the whole stack (middleware, view, template or serializer):
   fragment it returns (heavy's daily review limit is lifted for this case only, then restored,
   and the loop's review logs are deleted at the end so the next process starts the day afresh).
 
-It prints each case's median and p90 per checkout, the ratio of the medians (this tree / base)
-pooled over the rounds, and the queries of one request.
+It prints each case's wall-time median and p90 per checkout, the median of the per-round ratios
+(this tree / base), the median CPU time of the Django process per request (time.process_time:
+less moved by the neighbours' load than wall time; PostgreSQL's own work is not in it), and the
+queries of one request.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def worker(tree: Path, n: int) -> None:
         next_card(response.content)
         return response
 
-    out: dict = {"times": {}, "queries": {}}
+    out: dict = {"times": {}, "cpu": {}, "queries": {}}
     profile = Profile.objects.get(user=heavy)
     limit = profile.reviews_per_day
     for _, key in CASES:
@@ -110,15 +112,17 @@ def worker(tree: Path, n: int) -> None:
         try:
             for _ in range(3):
                 assert run().status_code == 200
-            times = []
+            times, cpu = [], []
             for _ in range(n):
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 response = run()
                 times.append((time.perf_counter() - started) * 1000)
+                cpu.append((time.process_time() - cpu_started) * 1000)
                 assert response.status_code == 200, response.status_code
             with CaptureQueriesContext(connection) as ctx:
                 run()
             out["times"][key] = times
+            out["cpu"][key] = cpu
             out["queries"][key] = len(ctx.captured_queries)
         finally:
             Profile.objects.filter(pk=profile.pk).update(reviews_per_day=limit)
@@ -131,6 +135,7 @@ def worker(tree: Path, n: int) -> None:
 def compare(base: Path, rounds: int, n: int) -> None:
     trees = [("base", base), ("this", HERE)]
     pooled: dict = {name: {key: [] for _, key in CASES} for name, _ in trees}
+    pooled_cpu: dict = {name: {key: [] for _, key in CASES} for name, _ in trees}
     ratios: dict = {key: [] for _, key in CASES}
     queries: dict = {}
     for r in range(rounds):
@@ -145,20 +150,25 @@ def compare(base: Path, rounds: int, n: int) -> None:
             queries[name] = figures["queries"]
             for key, times in figures["times"].items():
                 pooled[name][key] += times
+                pooled_cpu[name][key] += figures["cpu"][key]
             medians[name] = {k: statistics.median(t) for k, t in figures["times"].items()}
         for _, key in CASES:
             ratios[key].append(medians["this"][key] / medians["base"][key])
         print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
     print(f"{rounds} rounds x {n} requests per case and checkout, alternating base and this tree")
     print(f"{'case':40s} {'base p50':>9s} {'p90':>7s} {'this p50':>9s} {'p90':>7s}  "
-          f"{'this/base (per round)':28s} queries base/this")  # fmt: skip
+          f"{'wall this/base (per round)':34s} {'CPU base':>8s} {'this':>7s} {'ratio':>5s}"
+          "  queries base/this")  # fmt: skip
     for label, key in CASES:
         b, t = pooled["base"][key], pooled["this"][key]
+        cb, ct = pooled_cpu["base"][key], pooled_cpu["this"][key]
         per_round = ", ".join(f"{x:.2f}" for x in ratios[key])
         print(
             f"{label:40s} {statistics.median(b):7.2f}ms {_p90(b):5.2f}ms "
             f"{statistics.median(t):7.2f}ms {_p90(t):5.2f}ms  "
-            f"{statistics.median(ratios[key]):.2f} ({per_round})  "
+            f"{statistics.median(ratios[key]):.2f} ({per_round})".ljust(35)
+            + f"{statistics.median(cb):6.2f}ms {statistics.median(ct):5.2f}ms "
+            f"{statistics.median(ct) / statistics.median(cb):5.2f}  "
             f"{queries['base'][key]}/{queries['this'][key]}"
         )
 
