@@ -90,13 +90,13 @@ def seed(users: int, cards: int, logs: int) -> None:
         per_section = -(-cards // 100)
         cur.execute(
             'INSERT INTO decks_card (deck_id, section_id, slug, "order", front, back, why, tags,'
-            " front_html, back_html, why_html, updated_at)"
+            " front_html, back_html, why_html, updated_at, kind, note_slug, ordinal, source)"
             " SELECT %(deck)s, s.id, 'c' || g, g %% %(per)s,"
             "  'Generated question ' || g || ': what does a Ray actor keep between calls?',"
             "  'Its **state**, in its own worker process (card ' || g || ').', '', '[]',"
             "  '<p>Generated question ' || g || ': what does a Ray actor keep between calls?</p>',"
             "  '<p>Its <strong>state</strong>, in its own worker process (card ' || g || ').</p>',"
-            "  '', now()"
+            "  '', now(), 'basic', 'c' || g, 1, ''"
             " FROM generate_series(0, %(n)s - 1) g"
             ' JOIN decks_section s ON s.deck_id = %(deck)s AND s."order" = g / %(per)s'
             " ORDER BY g",
@@ -118,8 +118,9 @@ def seed(users: int, cards: int, logs: int) -> None:
         )
         cur.execute(
             f"INSERT INTO {Profile._meta.db_table} (user_id, time_zone, new_cards_per_day,"
-            " reviews_per_day) SELECT id, (ARRAY['UTC', 'Europe/Berlin', 'America/New_York',"
-            " 'Asia/Tokyo'])[1 + id %% 4], 20, 200 FROM auth_user",
+            " reviews_per_day, target_recall, leech_threshold, extra_new_cards)"
+            " SELECT id, (ARRAY['UTC', 'Europe/Berlin', 'America/New_York',"
+            " 'Asia/Tokyo'])[1 + id %% 4], 20, 200, 90, 8, 0 FROM auth_user",
             [],
         )
         cur.execute(
@@ -134,7 +135,7 @@ def seed(users: int, cards: int, logs: int) -> None:
 
         state_cols = (
             "user_id, card_id, deck_id, repetitions, ease_factor, interval_days, due_at,"
-            " needs_redrill, lapses, last_grade, last_reviewed_at, introduced_at, suspended"
+            " needs_redrill, lapses, last_grade, last_reviewed_at, introduced_at, suspended, leech"
         )
         # heavy: every card of the big deck, 2% due today or overdue.
         cur.execute(
@@ -143,7 +144,8 @@ def seed(users: int, cards: int, logs: int) -> None:
             "  1 + g %% 365,"
             "  CASE WHEN g %% 50 = 0 THEN now() - (g %% 97) * interval '1 hour'"
             "       ELSE now() + (1 + g %% 300) * interval '1 day' END,"
-            "  false, g %% 3, 4, now() - interval '2 days', now() - interval '60 days', false"
+            "  false, g %% 3, 4, now() - interval '2 days', now() - interval '60 days',"
+            "  false, false"
             " FROM generate_series(0, %(n)s - 1) g",
             {"u": heavy, "c0": first, "deck": deck, "n": cards},
         )
@@ -155,7 +157,8 @@ def seed(users: int, cards: int, logs: int) -> None:
             "  CASE WHEN u < %(u0)s + %(loop)s OR k %% 3 = 0"
             "       THEN now() - (1 + k %% 30) * interval '1 day'"
             "       ELSE now() + (1 + k %% 200) * interval '1 day' END,"
-            "  false, k %% 2, 4, now() - interval '3 days', now() - interval '90 days', false"
+            "  false, k %% 2, 4, now() - interval '3 days', now() - interval '90 days',"
+            "  false, false"
             " FROM generate_series(%(u0)s, %(u0)s + %(users)s - 1) u,"
             "  LATERAL generate_series(0, CASE WHEN u < %(u0)s + %(loop)s"
             "   THEN 2999 ELSE 299 END) k",

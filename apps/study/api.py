@@ -10,9 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card
-from apps.decks.selectors import visible_decks
-from apps.study import browse, scheduler, selectors, services
+from apps.study import browse, interview, queue, scheduler, selectors, services
 from apps.study.forms import BrowseForm
 from apps.study.serializers import (
     BrowseCardSerializer,
@@ -23,19 +21,8 @@ from apps.study.serializers import (
     ReviewCreateSerializer,
     ReviewSerializer,
     UndoSerializer,
-    queue_cards_data,
+    queue_data,
 )
-
-
-class StudyRefused(exceptions.APIException):
-    def __init__(self, error: services.StudyError):
-        super().__init__(detail=str(error))
-        self.status_code = error.status
-
-
-def visible_card(user, card_id) -> Card | None:
-    return Card.objects.filter(pk=card_id, deck__in=visible_decks(user)).first()
-
 
 QUEUE_LIMIT_MAX = 200
 
@@ -81,8 +68,8 @@ class QueueView(APIView):
             deck = selectors.visible_deck(request.user, slug)
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
-        queue = selectors.queue_cards(request.user, deck, limit=limit)
-        return Response(queue_cards_data(queue, slug or None))
+        whole = queue.queue(request.user, deck)
+        return Response(queue_data(whole, slug or None, limit=limit))
 
 
 class ReviewCreate(APIView):
@@ -91,7 +78,10 @@ class ReviewCreate(APIView):
         responses={
             201: ReviewSerializer,
             200: ReviewSerializer,
-            409: OpenApiResponse(description="The card is not due, or is suspended."),
+            409: OpenApiResponse(
+                description="The card is not due, or is suspended; for_interview without an"
+                " interview date."
+            ),
         },
         summary="Grade a due card (the same client_id again returns the first review, 200)",
     )
@@ -102,16 +92,14 @@ class ReviewCreate(APIView):
         card = selectors.visible_card(request.user, data["card"])
         if card is None:
             raise exceptions.ValidationError({"card": f"no card with id {data['card']}"})
-        try:
-            log, created = services.review_record(
-                user=request.user,
-                card=card,
-                grade=data["grade"],
-                client_id=data.get("client_id"),
-                duration_ms=data.get("duration_ms"),
-            )
-        except services.StudyError as exc:
-            raise StudyRefused(exc) from None
+        record = interview.plan_review_record if data["for_interview"] else services.review_record
+        log, created = record(
+            user=request.user,
+            card=card,
+            grade=data["grade"],
+            client_id=data.get("client_id"),
+            duration_ms=data.get("duration_ms"),
+        )
         return Response(
             ReviewSerializer(log).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
@@ -125,17 +113,14 @@ class ReviewUndo(APIView):
         summary="Undo your latest review (up to 30 back), restoring the card's state",
     )
     def post(self, request: Request) -> Response:
-        try:
-            log = services.review_undo(user=request.user)
-        except services.StudyError as exc:
-            raise StudyRefused(exc) from None
+        log = services.review_undo(user=request.user)
         return Response(UndoSerializer(log).data)
 
 
 class CardStateView(APIView):
     @extend_schema(responses=CardStateSerializer, summary="Your SM-2 state for one card")
     def get(self, request: Request, card_id: int) -> Response:
-        card = visible_card(request.user, card_id)
+        card = selectors.visible_card(request.user, card_id)
         if card is None:
             raise exceptions.NotFound(f"no card with id {card_id}")
         return Response(self.body(request.user, card, selectors.card_state(request.user, card)))
@@ -146,7 +131,7 @@ class CardStateView(APIView):
         summary="Suspend or unsuspend one of your cards (its schedule is kept)",
     )
     def patch(self, request: Request, card_id: int) -> Response:
-        card = visible_card(request.user, card_id)
+        card = selectors.visible_card(request.user, card_id)
         if card is None:
             raise exceptions.NotFound(f"no card with id {card_id}")
         incoming = CardStatePatchSerializer(data=request.data, partial=True)

@@ -74,10 +74,6 @@ class CardState(models.Model):
         for name in SCHEDULE_FIELDS:
             setattr(self, name, getattr(schedule, name))
 
-    @property
-    def is_mature(self) -> bool:
-        return self.interval_days >= MATURE_DAYS
-
 
 SCHEDULE_FIELDS = [
     "repetitions",

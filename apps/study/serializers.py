@@ -34,7 +34,7 @@ class ScheduleSerializer(serializers.Serializer):
 
 
 class ReviewCreateSerializer(serializers.Serializer):
-    # Bounded like the columns: an id past 64 bits crashed the compiled card query (a 500).
+    # Bounded like the columns: an id past 64 bits was a 500 once (tests/fuzz/test_found.py).
     card = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="Card id.")
     grade = GradeField(help_text="SM-2 grade, 0 (blackout) to 5 (perfect).")
     client_id = StrictUUIDField(
@@ -44,6 +44,12 @@ class ReviewCreateSerializer(serializers.Serializer):
     )
     duration_ms = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**31 - 1
+    )
+    for_interview = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="A card the queue lists for your interview: if SM-2 has not made it due, the"
+        ' review is logged (kind "plan") and its schedule stays as it was.',
     )
 
 
@@ -97,8 +103,9 @@ def schedule_data(schedule) -> dict:
     }
 
 
-def queue_data(queue, deck_slug: str | None) -> dict:
-    """The queue as QueueSerializer describes it."""
+def queue_data(queue, deck_slug: str | None, *, limit: int | None = None) -> dict:
+    """The queue as QueueSerializer describes it; `limit` caps the cards, not the counts."""
+    items = queue.items if limit is None else queue.items[:limit]
     return {
         "deck": deck_slug,
         "counts": queue.counts,
@@ -108,42 +115,12 @@ def queue_data(queue, deck_slug: str | None) -> dict:
                 "id": item.card.pk,
                 "slug": item.card.slug,
                 "kind": item.kind,
+                "for_interview": item.for_interview,
                 "front_html": item.card.front_html,
                 "back_html": item.card.back_html,
-                "state": schedule_data(item.state.schedule) if item.state is not None else None,
+                "state": schedule_data(item.state) if item.state is not None else None,
             }
-            for item in queue.items
-        ],
-    }
-
-
-def queue_cards_data(queue, deck_slug: str | None) -> dict:
-    """selectors.queue_cards() as QueueSerializer describes it: the same body as queue_data(),
-    from plain values."""
-    to_text = _DATETIME.to_representation
-    return {
-        "deck": deck_slug,
-        "counts": queue.counts,
-        "limits": queue.limits,
-        "cards": [
-            {
-                "id": card.id,
-                "slug": card.slug,
-                "kind": card.kind,
-                "front_html": card.front_html,
-                "back_html": card.back_html,
-                "state": None
-                if card.state is None
-                else {
-                    "repetitions": card.state[0],
-                    "ease_factor": f"{card.state[1]:.2f}",
-                    "interval_days": card.state[2],
-                    "due_at": to_text(card.state[3]),
-                    "needs_redrill": card.state[4],
-                    "lapses": card.state[5],
-                },
-            }
-            for card in queue.cards
+            for item in items
         ],
     }
 
@@ -151,7 +128,14 @@ def queue_cards_data(queue, deck_slug: str | None) -> dict:
 class QueueCardSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="card.id")
     slug = serializers.CharField(source="card.slug")
-    kind = serializers.CharField(help_text='"redrill" (again today), "due" or "new".')
+    kind = serializers.CharField(
+        help_text='"redrill" (again today), "due", "new", or "plan": a card your interview plan'
+        " asks for today that SM-2 has not made due (after the others)."
+    )
+    for_interview = serializers.BooleanField(
+        help_text='True for a "plan" card: grade it with for_interview=true (a review of kind'
+        ' "plan" that leaves its SM-2 schedule as it was).'
+    )
     front_html = serializers.CharField(source="card.front_html")
     back_html = serializers.CharField(source="card.back_html")
     state = serializers.SerializerMethodField()
@@ -162,7 +146,11 @@ class QueueCardSerializer(serializers.Serializer):
 
 class QueueSerializer(serializers.Serializer):
     deck = serializers.CharField(allow_null=True)
-    counts = serializers.DictField(child=serializers.IntegerField())
+    counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="How many of each kind are left today (the whole queue, whatever the limit);"
+        ' "plan" only when you have an interview date.',
+    )
     limits = serializers.DictField(child=serializers.IntegerField())
     cards = QueueCardSerializer(many=True)
 

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -50,6 +50,15 @@ class NothingToUndo(StudyError):
 
 class ClientIdReused(StudyError):
     status = 409
+
+
+def grade_check(grade: object) -> int:
+    """The grade as an int 0..5, or a StudyError with the scheduler's sentence (the pure
+    scheduler's GradeError stops here, so pages and the API see one kind of refusal)."""
+    try:
+        return scheduler.check_grade(grade)
+    except scheduler.GradeError as exc:
+        raise StudyError(str(exc), field="grade") from None
 
 
 def leech_reached(lapses_before: int, lapses_after: int, threshold: int) -> bool:
@@ -94,7 +103,7 @@ def review_record(
     the other and the second sees the first. (No outer transaction: a retry after a unique
     violation needs a fresh one, and a savepoint per review would cost two round trips.)
     """
-    grade = scheduler.check_grade(grade)
+    grade = grade_check(grade)
     if isinstance(client_id, str):
         client_id = uuid.UUID(client_id)
     # The happy path never looks for a replay: the (user, client_id) unique constraint catches a
@@ -120,58 +129,18 @@ def review_record(
     raise AssertionError("unreachable")
 
 
-def _state_locked(user, card: Card) -> CardState | None:
-    """The learner's state row for `card`, locked until the transaction ends (SELECT ... FOR
-    UPDATE on PostgreSQL; SQLite serialises writers). Plain SQL: composing it through the ORM
-    cost more Python than the whole round trip."""
-    meta = CardState._meta
-    qn = connection.ops.quote_name
-    sql = f"SELECT * FROM {qn(meta.db_table)} WHERE {qn('user_id')} = %s AND {qn('card_id')} = %s"
-    if connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
-    return next(iter(CardState.objects.raw(sql, [user.pk, card.pk])), None)
-
-
-def _state_update_sql(row: CardState) -> tuple[str, list]:
-    """UPDATE of the locked row's schedule (and introduced_at) in place: no save() machinery,
-    no re-read; the row is locked, so nothing else changed it meanwhile."""
-    meta = CardState._meta
-    qn = connection.ops.quote_name
-    fields = [meta.get_field(name) for name in [*SCHEDULE_FIELDS, "introduced_at", "leech"]]
-    assignments = ", ".join(f"{qn(f.column)} = %s" for f in fields)
-    params = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
-    sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {qn(meta.pk.column)} = %s"
-    return sql, [*params, row.pk]
-
-
 def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
-    """Save the locked row's new schedule and insert the review's log. On PostgreSQL both go in
-    one statement (the UPDATE as a data-modifying WITH, which always runs to completion): one
-    round trip instead of two, in the same transaction. Elsewhere, one after the other."""
-    update_sql, update_params = _state_update_sql(row)
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(update_sql, update_params)
-        log.save(force_insert=True)
-        return
-    meta = ReviewLog._meta
-    qn = connection.ops.quote_name
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(qn(f.column) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    params = [f.get_db_prep_save(f.pre_save(log, True), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH state AS ({update_sql}) INSERT INTO {qn(meta.db_table)} ({columns}) "
-            f"VALUES ({marks}) RETURNING {qn(meta.pk.column)}",
-            [*update_params, *params],
-        )
-        log.pk = cursor.fetchone()[0]
-    log._state.adding, log._state.db = False, connection.alias
+    """Save the locked row's new schedule in place (the row is locked: nothing else changed it
+    meanwhile, so no re-read) and insert the review's log."""
+    fields = [*SCHEDULE_FIELDS, "introduced_at", "leech"]
+    CardState.objects.filter(pk=row.pk).update(**{name: getattr(row, name) for name in fields})
+    log.save(force_insert=True)
 
 
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
-    row = _state_locked(user, card)
+    # Locked until the transaction ends (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises
+    # writers), so two grades of one card apply one after the other.
+    row = CardState.objects.select_for_update().filter(user=user, card=card).first()
     now = now or timezone.now()
     if row is None:
         before, kind = None, ReviewLog.Kind.NEW

@@ -21,9 +21,9 @@ from django_htmx.http import HttpResponseClientRedirect
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import deck_list, visible_decks
-from apps.study import browse, scheduler, selectors, services
+from apps.study import browse, interview, queue, scheduler, selectors, services
 from apps.study.forms import BrowseForm, MoreNewCardsForm
-from apps.study.selectors import QueueItem
+from apps.study.queue import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
 BUTTONS = [("Again", 1, "1"), ("Hard", 3, "2"), ("Good", 4, "3"), ("Easy", 5, "4")]
@@ -65,6 +65,11 @@ def _session_start(request, *, fresh: bool) -> datetime:
 
 def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
     """One sentence on why the card is in front of the learner now."""
+    if item.for_interview:
+        return (
+            "For your interview: your plan asks for it today although SM-2 has not made it due;"
+            " grading it logs the review and leaves its schedule as it is."
+        )
     if item.kind == "new":
         return "New card: you have not studied it yet; it counts towards today's new cards."
     if schedule.needs_redrill:
@@ -83,9 +88,7 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
 def _card_ids(request) -> list[int]:
     """The card set of a "review these" link (?cards=3,5,8), if any."""
     raw = request.GET.get("cards", "")
-    return [int(pk) for pk in raw.split(",") if pk.isdigit() and len(pk) < 10][
-        : selectors.CARD_SET_MAX
-    ]
+    return [int(pk) for pk in raw.split(",") if pk.isdigit() and len(pk) < 10][: queue.CARD_SET_MAX]
 
 
 def _review_context(
@@ -104,15 +107,15 @@ def _review_context(
     With ?cards=... the queue is exactly those cards (the ones still to re-learn)."""
     card_ids = _card_ids(request)
     if card_ids:
-        queue = selectors.card_set_queue(request.user, card_ids, avoid=avoid)
+        to_study = queue.card_set_queue(request.user, card_ids, avoid=avoid)
     else:
-        queue = selectors.queue(request.user, deck, size=1, avoid=avoid)
-    item = item or queue.next
+        to_study = queue.queue(request.user, deck, size=1, avoid=avoid)
+    item = item or to_study.next
     summary = None
     if done is None or item is None:
         summary = selectors.session_summary(request.user, since)
         done = summary.reviews
-    remaining = queue.total
+    remaining = to_study.total
     grade_url = reverse("study:review-deck", args=[deck.slug]) if deck else reverse("study:review")
     undo_url = reverse("study:undo")
     if card_ids:
@@ -120,7 +123,7 @@ def _review_context(
         grade_url, undo_url = grade_url + card_set, undo_url + card_set
     context = {
         "deck": deck,
-        "queue": queue,
+        "queue": to_study,
         "item": item,
         "notice": notice,
         "summary": summary,
@@ -135,13 +138,14 @@ def _review_context(
     if item is None:
         context["next_steps"] = selectors.next_steps(request.user, deck)
     if item is not None:
-        schedule = item.schedule or scheduler.new_state(queue.now)
-        intervals = scheduler.preview(schedule, queue.now, queue.zone)
-        eases = scheduler.preview_ease(schedule, queue.now)
+        now, zone = to_study.now, to_study.zone
+        schedule = item.schedule or scheduler.new_state(now)
+        intervals = scheduler.preview(schedule, now, zone)
+        eases = scheduler.preview_ease(schedule, now)
         context |= {
             "schedule": schedule,
             "is_new": item.state is None,
-            "why": _why(item, schedule, queue.zone),
+            "why": _why(item, schedule, zone),
             "buttons": [
                 {
                     "name": name,
@@ -200,15 +204,18 @@ def review(request, deck_slug: str | None = None):
             grade = int(request.POST.get("grade", ""))
         except ValueError:
             grade = request.POST.get("grade")
+        # A card the queue lists for the interview plan: logged, its schedule kept if not due.
+        for_interview = request.POST.get("for_interview") == "1"
+        record = interview.plan_review_record if for_interview else services.review_record
         try:
-            log, created = services.review_record(
+            log, created = record(
                 user=request.user,
                 card=card,
-                grade=grade,
+                grade=services.grade_check(grade),
                 client_id=_uuid(request.POST.get("client_id")),
                 duration_ms=_duration(request.POST.get("shown_at")),
             )
-        except (scheduler.GradeError, services.StudyError) as exc:
+        except services.StudyError as exc:
             notice = str(exc)
         else:
             if done is not None and created:
@@ -240,7 +247,7 @@ def undo(request):
         context = _review_context(request, deck, since=since, notice=str(exc), done=done)
     else:
         card = Card.objects.select_related("section").get(pk=log.card_id)
-        item = selectors.queue_item(request.user, card)
+        item = queue.queue_item(request.user, card)
         notice = f"Undid grade {log.grade} on this card; grade it again."
         done = max(0, done - 1) if done is not None else None
         context = _review_context(request, deck, since=since, item=item, notice=notice, done=done)
@@ -375,10 +382,7 @@ def _browse_back(back: str) -> str:
 
 
 def _posted_card(request, card_id=None) -> Card:
-    card_id = card_id or request.POST.get("card")
-    if not str(card_id).isdigit():
-        raise Http404("No such card.")
-    card = selectors.visible_card(request.user, int(card_id))
+    card = selectors.visible_card(request.user, card_id or request.POST.get("card"))
     if card is None:
         raise Http404("No such card.")
     return card

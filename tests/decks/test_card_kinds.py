@@ -15,7 +15,8 @@ from apps.demos.ray_demos.catalogue import DEMOS
 from apps.quizzes.content import parse_quiz_file, quizzes_apply
 from apps.quizzes.models import Question
 from apps.site.selectors import stats
-from apps.study.selectors import due_counts, queue
+from apps.study.queue import queue
+from apps.study.selectors import due_counts
 from apps.study.services import review_record
 
 SOURCE = "Moritz et al. 2018, Ray: A Distributed Framework for Emerging AI Applications, §3.1"

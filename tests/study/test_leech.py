@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.study.models import CardState
-from apps.study.selectors import queue
+from apps.study.queue import queue
 from apps.study.services import leech_reached, review_record, review_undo
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,432 @@
+"""The study queue, one definition for the review page, its htmx fragment, the API and the
+re-learn sets: what a learner should study now.
+
+In order: re-drills (cards failed or flagged today; not held back by the daily review limit),
+due cards (most overdue first) up to what is left of the day's review limit, new cards in lesson
+order up to what is left of the day's new-card limit, then the cards the interview plan asks for
+today that SM-2 has not made due ("for your interview", `apps.study.interview.planned_today`).
+"Today" is always the learner's local day (`profile.time_zone`).
+
+Built from querysets on Django's public API. A fixed number of queries whatever the number of
+cards, states and planned cards (pinned by tests): the whole queue is one statement (a UNION of
+the lists), the next card two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import NamedTuple
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Case,
+    CharField,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
+
+from apps.accounts.models import profile_for
+from apps.decks.models import Card, Deck
+from apps.decks.selectors import visible_decks
+from apps.study import interview, scheduler
+from apps.study.models import CardState, NewCardCursor, ReviewLog
+from apps.study.scheduler import CardSchedule
+
+KINDS = ("redrill", "due", "new", "plan")
+FOR_INTERVIEW = "plan"  # the kind of a planned card SM-2 has not made due
+
+
+@dataclass
+class QueueItem:
+    """One card to study. The review page's items carry model rows (the card with its section);
+    the whole queue's carry plain values (QueueCard, QueueState), what the API shows."""
+
+    card: Card | QueueCard
+    state: CardState | QueueState | None  # None: a new card
+    kind: str  # "redrill", "due", "new" or "plan" (for your interview)
+
+    @property
+    def schedule(self) -> CardSchedule | None:
+        return self.state.schedule if isinstance(self.state, CardState) else None
+
+    @property
+    def for_interview(self) -> bool:
+        return self.kind == FOR_INTERVIEW
+
+
+@dataclass
+class Queue:
+    """The items to study, in order; `counts` are the full lengths of each list even when only
+    the first `size` items were loaded ("plan" only for a learner with an interview date)."""
+
+    items: list[QueueItem]
+    counts: dict[str, int]
+    now: datetime
+    zone: ZoneInfo
+    limits: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def next(self) -> QueueItem | None:
+        return self.items[0] if self.items else None
+
+
+class CountOf(Subquery):
+    """How many rows a queryset gives, as an expression (Subquery with its own template, the
+    documented way to write an expression): a sliced queryset counts at most its slice."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) AS counted)"
+    output_field = IntegerField()
+
+
+def _logs(user, start: datetime) -> QuerySet[ReviewLog]:
+    return ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
+
+
+def _states(user, deck: Deck | None) -> QuerySet[CardState]:
+    states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
+    if deck is not None:
+        return states.filter(deck=deck)  # callers resolve the deck through visible_decks
+    # Across all decks: a deck an author unpublished leaves the queue with its cards.
+    return states.filter(deck__is_published=True)
+
+
+def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
+    """Cards the learner has no state for, in the order they were added to their deck (the
+    loader adds a deck file's cards in order, so this is the lesson's order). The learner's
+    NewCardCursor per deck skips the cards already known, so the database walks the primary key
+    from the cursor and stops after the first unseen cards (bench/README-study.md)."""
+    seen = CardState.objects.filter(user=user, card=OuterRef("pk"))
+    cards = Card.objects.filter(deck__is_published=True)
+    if deck is not None:
+        cursor = NewCardCursor.objects.filter(user=user, deck=deck).values("after_card_id")[:1]
+        cards = cards.filter(deck=deck, id__gt=Coalesce(Subquery(cursor), Value(0)))
+    else:
+        cursor = NewCardCursor.objects.filter(user=user, deck=OuterRef("deck_id"))
+        cards = cards.filter(
+            id__gt=Coalesce(Subquery(cursor.values("after_card_id")[:1]), Value(0))
+        )
+    return cards.filter(~Exists(seen)).order_by("id")
+
+
+@dataclass
+class _Lists:
+    """The queue's lists as querysets, for one learner, deck and day."""
+
+    user_id: int
+    due: QuerySet[CardState]
+    again_today: Q
+    redrills: QuerySet[CardState]
+    reviews: QuerySet[CardState]
+    new: QuerySet[Card]
+    plan: QuerySet[CardState] | None  # None without an interview date
+    planned: list[int]
+    logs: QuerySet[ReviewLog]
+
+
+def _lists(user, deck: Deck | None, start: datetime, end: datetime, now: datetime) -> _Lists:
+    due = _states(user, deck).filter(due_at__lt=end)
+    # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
+    # and are not held back by the daily review limit (a day's work is not done until they pass).
+    # Both were made due today by today's review, so they lie in the index range [start, end);
+    # a re-drill left over from an earlier day is simply due, most overdue first.
+    again_today = Q(due_at__gte=start) & (Q(needs_redrill=True) | Q(last_reviewed_at__gte=start))
+    plan, planned = None, []
+    if profile_for(user).interview_date is not None:
+        # SM-2's own lists already hold the planned cards it makes due and the new ones.
+        planned = interview.planned_today(user, now)
+        plan = _states(user, deck).filter(card_id__in=planned, due_at__gte=end)
+    return _Lists(
+        user_id=user.pk,
+        due=due,
+        again_today=again_today,
+        redrills=due.filter(again_today).order_by("due_at", "id"),
+        reviews=due.exclude(again_today).order_by("due_at", "id"),
+        new=_new_cards(user, deck),
+        plan=plan,
+        planned=planned,
+        logs=_logs(user, start),
+    )
+
+
+def queue(
+    user, deck: Deck | None = None, *, size: int | None = None, avoid: int | None = None, now=None
+) -> Queue:
+    """The learner's queue, across all published decks or in one deck.
+
+    Without `size`, every item (one statement). With `size`, the first `size` items with their
+    sections, as the review page shows them (two queries, three when they come from both states
+    and new cards). `avoid` (a card id, the one just graded) is moved behind the others unless
+    nothing else is left, so a card failed a moment ago does not come straight back."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    zone = profile.zone
+    start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
+    new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
+    lists = _lists(user, deck, start, end, now)
+    if size is None:
+        items, done = _whole(lists, profile.reviews_per_day, new_limit)
+    else:
+        items, done = _first(lists, profile.reviews_per_day, new_limit, size + bool(avoid))
+    new_left = max(0, new_limit - done["new_done"])
+    reviews_left = max(0, profile.reviews_per_day - done["reviews_done"])
+    if size is None:
+        # Rows beyond what is left of today's limits were read up to the whole limit: cut them.
+        items = _cut(items, {"due": reviews_left, "new": new_left})
+        counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS[:3]}
+    else:
+        counts = {
+            "redrill": done["redrill"],
+            "due": min(done["due"], reviews_left),
+            "new": min(done["new"], new_left),
+        }
+        items = _cut(items, counts)
+    if lists.plan is not None:
+        counts["plan"] = done["plan"] if size is not None else len(_plan_items(items))
+    if avoid and len(items) > 1:
+        items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
+    limits = {"new": new_left, "due": reviews_left}
+    return Queue(items[:size] if size is not None else items, counts, now, zone, limits)
+
+
+def _plan_items(items: list[QueueItem]) -> list[QueueItem]:
+    return [i for i in items if i.kind == FOR_INTERVIEW]
+
+
+def _cut(items: list[QueueItem], left: dict[str, int]) -> list[QueueItem]:
+    taken = dict.fromkeys(KINDS, 0)
+    out = []
+    for item in items:
+        if item.kind in left and taken[item.kind] >= left[item.kind]:
+            continue
+        taken[item.kind] += 1
+        out.append(item)
+    return out
+
+
+def _planned_order(items: list[QueueItem], planned: list[int]) -> list[QueueItem]:
+    """The planned cards in the order the plan gives them, after SM-2's lists."""
+    rank = {card_id: i for i, card_id in enumerate(planned)}
+    sm2 = [i for i in items if i.kind != FOR_INTERVIEW]
+    plan = sorted(_plan_items(items), key=lambda i: rank.get(i.card.pk, len(rank)))
+    return sm2 + plan
+
+
+# --- the whole queue: one statement --------------------------------------------------------
+
+# The state columns the API shows, with their model fields (a typed NULL for a new card's row).
+_NULLS = {
+    name: CardState._meta.get_field(name)
+    for name in ["repetitions", "ease_factor", "interval_days", "due_at", "needs_redrill", "lapses"]
+}
+_STATE_COLUMNS = tuple(_NULLS)
+
+
+class QueueCard(NamedTuple):
+    """A card of the whole queue as plain values: what the API shows of it."""
+
+    pk: int
+    slug: str
+    front_html: str
+    back_html: str
+    deck_id: int
+
+
+class QueueState(NamedTuple):
+    """A learner's SM-2 state of a card in the whole queue, as plain values."""
+
+    pk: int
+    repetitions: int
+    ease_factor: Decimal
+    interval_days: int
+    due_at: datetime
+    needs_redrill: bool
+    lapses: int
+
+
+def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
+    """Every item, as a UNION of the lists in one statement, plus one row with the day's done
+    counts (there even when every list is empty). The due and new lists are read up to the whole
+    daily limit (what is left of it is known from that row) and cut after. Plain values, not
+    model rows: the API lists hundreds of cards, and model rows cost more than the database."""
+    no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
+
+    def of_states(k: int, states: QuerySet[CardState]) -> QuerySet:
+        columns = {
+            "q_k": Value(k),
+            "q_card": F("card_id"),
+            "q_slug": F("card__slug"),
+            "q_front": F("card__front_html"),
+            "q_back": F("card__back_html"),
+            "q_deck": F("deck_id"),
+            **{f"q_{name}": F(name) for name in _STATE_COLUMNS},
+            "q_pos": F("id"),
+            "q_new_done": no_count,
+            "q_reviews_done": no_count,
+        }
+        return states.order_by().annotate(**columns).values(*columns)
+
+    new_columns = {
+        "q_k": Value(2),
+        "q_card": F("id"),
+        "q_slug": F("slug"),
+        "q_front": F("front_html"),
+        "q_back": F("back_html"),
+        "q_deck": F("deck_id"),
+        **{f"q_{name}": Value(None, output_field=f) for name, f in _NULLS.items()},
+        "q_pos": F("id"),
+        "q_new_done": no_count,
+        "q_reviews_done": no_count,
+    }
+    day = {name: Value(None, output_field=_column_field(name)) for name in new_columns}
+    day |= {
+        "q_k": Value(9),
+        "q_new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
+        "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
+    }
+    due = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
+    new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
+    parts = [
+        of_states(0, lists.redrills),
+        of_states(1, due),
+        new.annotate(**new_columns).values(*new_columns),
+        get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
+    ]
+    if lists.plan is not None:
+        parts.append(of_states(3, lists.plan))
+    rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
+    items, done = [], {}
+    for (
+        k,
+        card_id,
+        slug,
+        front,
+        back,
+        deck_id,
+        *state,
+        pos,
+        new_done,
+        reviews_done,
+    ) in rows.values_list(*new_columns):
+        if k == 9:
+            done = {"new_done": new_done, "reviews_done": reviews_done}
+            continue
+        card = QueueCard(card_id, slug, front, back, deck_id)
+        items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
+    return _planned_order(items, lists.planned), done
+
+
+def _column_field(name: str):
+    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done")
+    return IntegerField() if name in ints else _NULLS.get(name[2:], CharField())
+
+
+# --- the first items: the review page --------------------------------------------------------
+
+
+def _first(lists: _Lists, reviews_per_day: int, new_limit: int, target: int):
+    """The day's done counts and each list's length (up to its daily limit) in one query, then
+    the first `target` items with their cards and sections."""
+    counts = {
+        "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
+        "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
+        "redrill": CountOf(lists.redrills.values("pk")),
+        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
+        "new": CountOf(lists.new.values("pk")[:new_limit]),
+    }
+    if lists.plan is not None:
+        counts["plan"] = CountOf(lists.plan.values("pk"))
+    row = get_user_model().objects.filter(pk=lists.user_id).values(**counts).get()
+    done = {name: n or 0 for name, n in row.items()}  # a slice of 0 counts as NULL
+    new_left = max(0, new_limit - done["new_done"])
+    reviews_left = max(0, reviews_per_day - done["reviews_done"])
+    wanted = {}
+    for kind, n in (
+        ("redrill", done["redrill"]),
+        ("due", min(done["due"], reviews_left)),
+        ("new", min(done["new"], new_left)),
+        ("plan", done.get("plan", 0)),
+    ):
+        wanted[kind] = min(n, target - sum(wanted.values()))
+    items: list[QueueItem] = []
+    sm2 = wanted["redrill"] + wanted["due"]
+    if sm2:
+        states = lists.redrills if not wanted["due"] else lists.reviews
+        if wanted["redrill"] and wanted["due"]:  # both: re-drills first, then the most overdue
+            first = Case(When(lists.again_today, then=Value(0)), default=Value(1))
+            states = lists.due.order_by(first, "due_at", "id")
+        rows = list(states.select_related("card", "card__section")[:sm2])
+        for n, state in enumerate(rows):
+            kind = "redrill" if n < wanted["redrill"] else "due"
+            items.append(QueueItem(state.card, state, kind))
+    if wanted["new"]:
+        new = lists.new.select_related("section")[: wanted["new"]]
+        items += [QueueItem(card, None, "new") for card in new]
+    if wanted["plan"]:
+        rank = {card_id: i for i, card_id in enumerate(lists.planned)}
+        plan = list(lists.plan.select_related("card", "card__section"))
+        plan.sort(key=lambda s: rank.get(s.card_id, len(rank)))
+        items += [QueueItem(s.card, s, FOR_INTERVIEW) for s in plan[: wanted["plan"]]]
+    return items, done
+
+
+# --- a set of cards: "review these" ----------------------------------------------------------
+
+CARD_SET_MAX = 200
+
+
+def card_set_queue(user, card_ids: list[int], *, avoid: int | None = None, now=None) -> Queue:
+    """A queue of exactly these cards (e.g. a quiz's misses, "review these"): the ones still due
+    today, or never studied, in the order given; suspended cards and cards the user may not see
+    are left out. Counts are {"relearn": how many are left}. Two queries."""
+    now = now or timezone.now()
+    zone = profile_for(user).zone
+    start = scheduler.day_start(now, zone)
+    ids = list(dict.fromkeys(card_ids))[:CARD_SET_MAX]
+    cards = {
+        c.pk: c
+        for c in Card.objects.filter(pk__in=ids, deck__in=visible_decks(user)).select_related(
+            "section", "deck"
+        )
+    }
+    states = {s.card_id: s for s in CardState.objects.filter(user=user, card_id__in=list(cards))}
+    items = []
+    for pk in ids:
+        card, state = cards.get(pk), states.get(pk)
+        if card is None or (state is not None and state.suspended):
+            continue
+        if state is None:
+            items.append(QueueItem(card, None, "new"))
+        elif scheduler.is_due(state.schedule, now, zone):
+            seen_today = state.last_reviewed_at and state.last_reviewed_at >= start
+            items.append(QueueItem(card, state, "redrill" if seen_today else "due"))
+    if avoid and len(items) > 1:
+        items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
+    return Queue(items, {"relearn": len(items)}, now, zone)
+
+
+def queue_item(user, card: Card, now: datetime | None = None) -> QueueItem:
+    """The card as the review page shows it (e.g. right after an undo brings it back)."""
+    now = now or timezone.now()
+    state = CardState.objects.filter(user=user, card=card).first()
+    if state is None:
+        return QueueItem(card, None, "new")
+    start = scheduler.day_start(now, profile_for(user).zone)
+    seen_today = state.last_reviewed_at and state.last_reviewed_at >= start
+    again = state.due_at >= start and (state.needs_redrill or seen_today)
+    return QueueItem(card, state, "redrill" if again else "due")
