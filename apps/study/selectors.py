@@ -7,7 +7,7 @@ itself is `apps.study.queue`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -116,22 +116,18 @@ MORE_NEW_CARDS = 10
 @dataclass
 class NextSteps:
     """What a learner can do when the queue is empty: learn more new cards today (`unseen` cards
-    were never studied), cram, or take a knowledge check."""
+    were never studied) or cram; the knowledge check to take comes from quizzes' template tag
+    `next_knowledge_check`, as study sits below quizzes."""
 
     unseen: int
     more: int  # what the "learn N more new cards today" button offers
-    knowledge_checks: list = field(default_factory=list)
 
 
 def next_steps(user, deck: Deck | None) -> NextSteps:
-    """Two queries (one without a deck)."""
-    from apps.quizzes.selectors import deck_knowledge_checks
-
+    """One query."""
     cards = Card.objects.filter(deck=deck) if deck else Card.objects.filter(deck__is_published=True)
     unseen = cards.exclude(states__user=user).count()
-    # The sections' own checks in lesson order first, the deck-wide final check last.
-    checks = sorted(deck_knowledge_checks(deck), key=lambda q: q.section_id is None) if deck else []
-    return NextSteps(unseen, min(unseen, MORE_NEW_CARDS), checks)
+    return NextSteps(unseen, min(unseen, MORE_NEW_CARDS))
 
 
 def card_state(user, card: Card) -> CardState | None:
