@@ -8,6 +8,9 @@ the interview day. The plan is built in two passes:
 
 1. SM-2's reviews: every card SM-2 makes due before the interview, on its due day (projected
    forward with Good reviews), most overdue first; what does not fit a day moves to the next.
+   A due card whose predicted recall on the day is already at or above the target is not needed
+   before the interview: the plan lets it wait (`Plan.deferred`; it stays due in SM-2, and SM-2
+   takes it up again after the date) and spends the budget on the cards that need it.
 2. For the interview: while the predicted share of cards recalled on the day is below the
    target, the card with the lowest predicted recall on the day gets a review in the latest day
    that still has room (so its last review falls close to the date), then the next lowest; a
@@ -92,6 +95,7 @@ class Plan:
     target: float
     now: Readiness  # if nothing more is studied
     followed: Readiness  # if the plan is followed
+    deferred: list[int] = field(default_factory=list)  # due today in SM-2, can wait (see above)
 
     @property
     def reviews(self) -> int:
@@ -172,9 +176,11 @@ def plan_build(
     per_day: int,
     target: float,
     done_today: int = 0,
+    defer: bool = True,
 ) -> Plan:
     """The plan from local today (`today_start`, its midnight) to the interview `days_until` days
-    later, with at most `per_day` reviews a day (`done_today` of today's already spent)."""
+    later, with at most `per_day` reviews a day (`done_today` of today's already spent). With
+    `defer` False every SM-2 due card is planned, even those the date does not need."""
     timeline = _Timeline(today_start, days_until)
     horizon = max(1, days_until)
     capacity = [per_day] * horizon
@@ -184,11 +190,20 @@ def plan_build(
     planned: dict[int, list[int]] = {card.card_id: [] for card in cards}
     by_id = {card.card_id: card for card in cards}
 
-    # 1. SM-2's due cards, most overdue first; a day's overflow moves to the next day.
+    now = {card.card_id: model.recall(card.memory, timeline.interview) for card in cards}
+    # 1. SM-2's due cards, most overdue first; a day's overflow moves to the next day. A card
+    # already predicted at the target on the day waits (its recall only falls until then, and
+    # the prediction is taken at the interview, so it holds on every day before it).
     due_on: dict[int, list[tuple[datetime, int]]] = {}
+    deferred = []
     for card in cards:
         if card.schedule is not None:
-            for day in _sm2_due_days(card.schedule, timeline, horizon):
+            due_days = _sm2_due_days(card.schedule, timeline, horizon)
+            if defer and due_days and now[card.card_id] >= target:
+                if due_days[0] == 0:
+                    deferred.append(card.card_id)
+                continue
+            for day in due_days:
                 due_on.setdefault(day, []).append((card.schedule.due_at, card.card_id))
     carry: list[tuple[datetime, int]] = []
     for d in range(horizon):
@@ -207,7 +222,6 @@ def plan_build(
                 carry.append(key)
 
     # 2. For the interview: lowest predicted recall on the day first, in the latest free day.
-    now = {card.card_id: model.recall(card.memory, timeline.interview) for card in cards}
     recall = {
         cid: predicted_recall(model, by_id[cid].memory, d, timeline) for cid, d in planned.items()
     }
@@ -242,6 +256,7 @@ def plan_build(
         target=target,
         now=_readiness(cards, now),
         followed=_readiness(cards, recall),
+        deferred=deferred,
     )
 
 
