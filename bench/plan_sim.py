@@ -162,8 +162,13 @@ def redrills(learner: Learner, day: int, left: int) -> int:
     return done
 
 
-def plan_day(learner: Learner, day: int, interview: int, budget: int, target: float) -> int:
-    """SM-2 plus the plan: the plan's list for today (SM-2's due cards first), then re-drills."""
+def plan_day(
+    learner: Learner, day: int, interview: int, budget: int, target: float, defer: bool = True
+) -> int:
+    """SM-2 plus the plan, as the product's main queue shows it: SM-2's due cards (less those
+    the plan lets wait, when `defer`), then SM-2's new cards (the same daily limit as plain
+    SM-2), then the plan's cards "for your interview" (`planned_today`), then same-day
+    re-drills; the learner stops at the day's budget."""
     cards = [
         PlanCard(c, f"s{c % SECTIONS}", learner.seen.get(c), learner.sm2.get(c))
         for c in range(CARDS)
@@ -175,10 +180,16 @@ def plan_day(learner: Learner, day: int, interview: int, budget: int, target: fl
         days_until=interview - day,
         per_day=budget,
         target=target,
+        defer=defer,
     )
+    at, end = moment(day), scheduler.day_end(moment(day), UTC)
+    waiting = set(plan.deferred)
+    due = [c for _, c in sorted((s.due_at, c) for c, s in learner.sm2.items() if s.due_at < end)]
+    new = [c for c in range(CARDS) if c not in learner.sm2][:NEW_PER_DAY]
+    work = list(dict.fromkeys([c for c in due if c not in waiting] + new + plan.days[0].cards))
     done = 0
-    for i, card in enumerate(plan.days[0].cards):
-        learner.study(card, moment(day, i), plan_mode=True)
+    for i, card in enumerate(work[:budget]):
+        learner.study(card, at + timedelta(minutes=i), plan_mode=True)
         done += 1
     return done + redrills(learner, day, budget - done)
 
@@ -188,7 +199,11 @@ def readiness(learner: Learner, interview: int) -> float:
     return sum(learner.truth.recall(c, at) for c in range(CARDS)) / CARDS
 
 
+VARIANTS = ("sm2", "plan", "plan-no-defer", "plan-matched")
+
+
 def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: float):
+    """One learner (one seed): the same warm-up, then a copy per variant to the interview."""
     rng = random.Random(seed)
     learner = Learner(truth=truth_cls(rng), rng=rng)
     for day in range(warmup):
@@ -200,13 +215,16 @@ def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: fl
     for day in range(warmup, interview):
         sm2_day(plain, day, budget)
     results["sm2"] = (readiness(plain, interview), plain.reviews)
-    results["log"] = plain.log
     matched = max(1, round(plain.reviews / horizon))
-    for name, per_day in (("plan", budget), ("plan-matched", matched)):
+    for name, per_day, defer in (
+        ("plan", budget, True),
+        ("plan-no-defer", budget, False),
+        ("plan-matched", matched, True),
+    ):
         planned = copy.deepcopy(learner)
         planned.reviews = 0
         for day in range(warmup, interview):
-            plan_day(planned, day, interview, per_day, target)
+            plan_day(planned, day, interview, per_day, target, defer)
         results[name] = (readiness(planned, interview), planned.reviews)
     return results
 
@@ -237,7 +255,10 @@ def run_sm2_only(truth_cls, seed: int, days: int, budget: int) -> list[Review]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--learners", type=int, default=10)
-    parser.add_argument("--budgets", default="40,100", help="reviews a day, comma-separated")
+    parser.add_argument("--budgets", default="40,70,100", help="reviews a day, comma-separated")
+    parser.add_argument("--days", default="14,30", help="days to the interview")
+    parser.add_argument("--warmups", default="0,20", help="days of plain SM-2 before the date")
+    parser.add_argument("--truths", default="fsrs-perturbed,exponential")
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--calibration", action="store_true", help="only the calibration tables")
     args = parser.parse_args()
@@ -246,31 +267,37 @@ def main() -> None:
             calibration_table(truth_cls, args.learners, 40)
         return
     budgets = [int(b) for b in args.budgets.split(",")]
-    print(f"{args.learners} learners per row, 200 cards, target {args.target:.0%}; "
-          "mean over learners (same seeds in every column)\n")  # fmt: skip
-    header = (
-        "| truth | budget/day | warm-up | days | SM-2 recall | SM-2 reviews | plan recall "
-        "| plan reviews | plan (SM-2's reviews) recall | its reviews |"
+    truths = [t for t in (FsrsTruth, ExponentialTruth) if t.name in args.truths.split(",")]
+    print(f"{args.learners} learners per row, 200 cards, target {args.target:.0%}; recall on the "
+          "day: mean ± sd over learners; reviews: mean (same seeds in every column)\n")  # fmt: skip
+    print(
+        "| truth | budget/day | warm-up | days | SM-2 recall | reviews | plan recall | reviews "
+        "| plan - SM-2 (min..max) | plan, no deferral | reviews | plan at SM-2's reviews "
+        "| reviews |"
     )
-    print(header)
-    print("|" + "---|" * 10)
-    for truth_cls, budget in [(t, b) for t in (FsrsTruth, ExponentialTruth) for b in budgets]:
-        for warmup in (0, 20):
-            for horizon in (14, 30):
+    print("|" + "---|" * 13)
+    for truth_cls, budget in [(t, b) for t in truths for b in budgets]:
+        for warmup in [int(w) for w in args.warmups.split(",")]:
+            for horizon in [int(h) for h in args.days.split(",")]:
                 rows = [
                     run(truth_cls, seed, warmup, horizon, budget, args.target)
                     for seed in range(args.learners)
                 ]
-                cell = {}
-                for name in ("sm2", "plan", "plan-matched"):
-                    cell[name] = (
-                        statistics.mean(r[name][0] for r in rows),
-                        statistics.mean(r[name][1] for r in rows),
-                    )
+                cells = []
+                for name in VARIANTS:
+                    recall = [100 * r[name][0] for r in rows]
+                    sd = statistics.stdev(recall) if len(recall) > 1 else 0.0
+                    cells.append(f"{statistics.mean(recall):.1f} ± {sd:.1f}%")
+                    cells.append(f"{statistics.mean(r[name][1] for r in rows):.0f}")
+                    if name == "plan":
+                        gain = [100 * (r["plan"][0] - r["sm2"][0]) for r in rows]
+                        cells.append(
+                            f"{statistics.mean(gain):+.1f} ({min(gain):+.1f}..{max(gain):+.1f})"
+                        )
                 print(
-                    f"| {truth_cls.name} | {budget} | {warmup} d | {horizon} "
-                    + "".join(f"| {100 * c[0]:.1f}% | {c[1]:.0f} " for c in cell.values())
-                    + "|",
+                    f"| {truth_cls.name} | {budget} | {warmup} d | {horizon} | "
+                    + " | ".join(cells)
+                    + " |",
                     flush=True,
                 )
 
