@@ -176,11 +176,11 @@ def plan_build(
     per_day: int,
     target: float,
     done_today: int = 0,
-    defer: bool = True,
+    defer: str | None = "card",
 ) -> Plan:
     """The plan from local today (`today_start`, its midnight) to the interview `days_until` days
     later, with at most `per_day` reviews a day (`done_today` of today's already spent). With
-    `defer` False every SM-2 due card is planned, even those the date does not need."""
+    `defer` None every SM-2 due card is planned, even those the date does not need."""
     timeline = _Timeline(today_start, days_until)
     horizon = max(1, days_until)
     capacity = [per_day] * horizon
@@ -194,17 +194,19 @@ def plan_build(
     # 1. SM-2's due cards, most overdue first; a day's overflow moves to the next day. A card
     # already predicted at the target on the day waits (its recall only falls until then, and
     # the prediction is taken at the interview, so it holds on every day before it).
+    due_days = {
+        card.card_id: _sm2_due_days(card.schedule, timeline, horizon)
+        for card in cards
+        if card.schedule is not None
+    }
+    due_days = {cid: d for cid, d in due_days.items() if d}
+    waits = _waits(model, by_id, due_days, now, target, timeline, defer) if defer else set()
+    deferred = sorted(cid for cid in waits if due_days[cid][0] == 0)
     due_on: dict[int, list[tuple[datetime, int]]] = {}
-    deferred = []
-    for card in cards:
-        if card.schedule is not None:
-            due_days = _sm2_due_days(card.schedule, timeline, horizon)
-            if defer and due_days and now[card.card_id] >= target:
-                if due_days[0] == 0:
-                    deferred.append(card.card_id)
-                continue
-            for day in due_days:
-                due_on.setdefault(day, []).append((card.schedule.due_at, card.card_id))
+    for card_id, on in due_days.items():
+        if card_id not in waits:
+            for day in on:
+                due_on.setdefault(day, []).append((by_id[card_id].schedule.due_at, card_id))
     carry: list[tuple[datetime, int]] = []
     for d in range(horizon):
         waiting = carry + sorted(due_on.get(d, []))
@@ -258,6 +260,28 @@ def plan_build(
         followed=_readiness(cards, recall),
         deferred=deferred,
     )
+
+
+def _waits(model, by_id, due_days, now, target, timeline, mode: str) -> set[int]:
+    """The due cards that can wait: "card", those predicted at the target on the day already;
+    "total" (an experiment of bench/plan_sim.py, not the product's), also the due cards whose
+    SM-2 reviews add least, while the predicted overall recall stays at the target."""
+    waits = {cid for cid in due_days if now[cid] >= target}
+    if mode != "total":
+        return waits
+    kept = {
+        cid: predicted_recall(model, by_id[cid].memory, on, timeline)
+        for cid, on in due_days.items()
+        if cid not in waits
+    }
+    total = sum(now.values()) + sum(kept[cid] - now[cid] for cid in kept)
+    goal = target * len(now)
+    for cid in sorted(kept, key=lambda c: (kept[c] - now[c], c)):
+        if total - (kept[cid] - now[cid]) < goal:
+            break
+        total -= kept[cid] - now[cid]
+        waits.add(cid)
+    return waits
 
 
 def _best_slot(model, memory, days: list[int], seen_on: int | None, free: list[int], timeline):

@@ -25,7 +25,7 @@ def test_a_due_card_predicted_above_the_target_on_the_day_waits():
 def test_without_deferral_every_due_card_is_planned():
     cards = deck([("tasks", STRONG, 0), ("tasks", WEAK, 0)])
     result = plan_build(
-        cards=cards, model=MODEL, today_start=T0, days_until=3, per_day=5, target=0.7, defer=False
+        cards=cards, model=MODEL, today_start=T0, days_until=3, per_day=5, target=0.7, defer=None
     )
     assert result.deferred == []
     assert result.days[0].cards[:2] == [1, 2] and result.days[0].due == 2
