@@ -47,7 +47,8 @@ def _context(request, notice: str = "") -> dict:
         "chart_every": max(1, len(days) // 8),
         "planned_total": sum(planned[PAST_DAYS:]),
         "sections": sections,
-        "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections],
+        "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections[:3]],
+        "short_more": max(0, len(p.short_sections) - 3),
         "shortfall_points": round(100 * p.shortfall),
     }
     cards = ip.today_cards

@@ -101,3 +101,13 @@ def test_the_plan_api_issues_the_same_queries_for_5_or_50_cards(
     for card in small_deck.cards.filter(slug__startswith="extra-")[:20]:
         services.review_record(user=alice, card=card, grade=4)
     assert count() == small
+
+
+def test_the_page_says_which_due_cards_can_wait(client, alice, small_deck):
+    learn_all(alice, small_deck, days_ago=1)
+    plan_for(alice, days=1, budget=10, target=60)
+    CardState.objects.filter(user=alice).update(due_at=timezone.now() - timedelta(hours=1))
+    client.force_login(alice)
+    html = client.get("/study/plan/").content.decode()
+    assert "5 cards due today can wait until after your interview" in html
+    assert 'id="plan-card"' not in html  # nothing else needed before tomorrow
