@@ -28,7 +28,7 @@ from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from apps.study import scheduler  # noqa: E402
-from apps.study.memory import MemoryModel, Review, calibration  # noqa: E402
+from apps.study.memory import MemoryModel, Review, calibration, fit_parameters  # noqa: E402
 from apps.study.plan import PlanCard, plan_build  # noqa: E402
 
 CARDS, SECTIONS, NEW_PER_DAY = 200, 8, 20
@@ -135,12 +135,12 @@ class Learner:
         self.reviews += 1
 
 
-def sm2_day(learner: Learner, day: int, budget: int) -> int:
+def sm2_day(learner: Learner, day: int, budget: int, new_limit: int = NEW_PER_DAY) -> int:
     """Plain SM-2's day: due cards (most overdue first), then new cards, then same-day re-drills,
     within `budget` reviews. Returns the reviews done."""
     at, end = moment(day), scheduler.day_end(moment(day), UTC)
     due = sorted((s.due_at, c) for c, s in learner.sm2.items() if s.due_at < end)
-    new = [c for c in range(CARDS) if c not in learner.sm2][:NEW_PER_DAY]
+    new = [c for c in range(CARDS) if c not in learner.sm2][:new_limit]
     work = [c for _, c in due] + new
     done = 0
     for i, card in enumerate(work[:budget]):
@@ -163,12 +163,12 @@ def redrills(learner: Learner, day: int, left: int) -> int:
 
 
 def plan_day(
-    learner: Learner, day: int, interview: int, budget: int, target: float, defer: bool = True
+    learner: Learner, day: int, interview: int, budget: int, target: float, defer: str | None
 ) -> int:
     """SM-2 plus the plan, as the product's main queue shows it: SM-2's due cards (less those
-    the plan lets wait, when `defer`), then SM-2's new cards (the same daily limit as plain
-    SM-2), then the plan's cards "for your interview" (`planned_today`), then same-day
-    re-drills; the learner stops at the day's budget."""
+    the plan lets wait, `deferred_today`, unless `defer` is None), then SM-2's new cards (the
+    same daily limit as plain SM-2), then the plan's cards "for your interview"
+    (`planned_today`), then same-day re-drills; the learner stops at the day's budget."""
     cards = [
         PlanCard(c, f"s{c % SECTIONS}", learner.seen.get(c), learner.sm2.get(c))
         for c in range(CARDS)
@@ -199,10 +199,10 @@ def readiness(learner: Learner, interview: int) -> float:
     return sum(learner.truth.recall(c, at) for c in range(CARDS)) / CARDS
 
 
-VARIANTS = ("sm2", "plan", "plan-no-defer", "plan-matched")
+VARIANTS = ("sm2", "plan", "plan-no-defer", "plan-matched", "sm2-eager")
 
 
-def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: float):
+def run(truth_cls, seed, warmup, horizon, budget, target, defer="card"):
     """One learner (one seed): the same warm-up, then a copy per variant to the interview."""
     rng = random.Random(seed)
     learner = Learner(truth=truth_cls(rng), rng=rng)
@@ -215,33 +215,76 @@ def run(truth_cls, seed: int, warmup: int, horizon: int, budget: int, target: fl
     for day in range(warmup, interview):
         sm2_day(plain, day, budget)
     results["sm2"] = (readiness(plain, interview), plain.reviews)
+    eager = copy.deepcopy(learner)  # SM-2 taking as many new cards a day as the budget allows
+    eager.reviews = 0
+    for day in range(warmup, interview):
+        sm2_day(eager, day, budget, new_limit=budget)
+    results["sm2-eager"] = (readiness(eager, interview), eager.reviews)
     matched = max(1, round(plain.reviews / horizon))
-    for name, per_day, defer in (
-        ("plan", budget, True),
-        ("plan-no-defer", budget, False),
-        ("plan-matched", matched, True),
+    for name, per_day, mode in (
+        ("plan", budget, defer),
+        ("plan-no-defer", budget, None),
+        ("plan-matched", matched, defer),
     ):
         planned = copy.deepcopy(learner)
         planned.reviews = 0
         for day in range(warmup, interview):
-            plan_day(planned, day, interview, per_day, target, defer)
+            plan_day(planned, day, interview, per_day, target, mode)
         results[name] = (readiness(planned, interview), planned.reviews)
     return results
 
 
-def calibration_table(truth_cls, learners: int, budget: int) -> None:
-    """FSRS with default parameters (the planner's model) predicting the simulated learners'
-    own reviews: 30 days of plain SM-2, 30% most recent reviews held out, all learners pooled."""
-    reviews = []
+def calibration_table(truth_cls, learners: int, budget: int, days: int) -> None:
+    """FSRS predicting the simulated learners' own reviews: `days` of plain SM-2, the most
+    recent 30% of the scored reviews held out (`apps.study.memory.calibration`, as the stats
+    page), all learners pooled. Twice: with FSRS's default parameters (the planner's model until
+    a fit), and with each learner's own parameters fitted (`memory.fit_parameters`, the worker's
+    fit) on that learner's reviews before the held-out ones only."""
+    pooled: dict[str, list[tuple[float, bool, float]]] = {"default": [], "fitted": []}
+    fits = 0
     for seed in range(learners):
-        log = run_sm2_only(truth_cls, seed, 30, budget)
-        reviews += [Review(seed * 1000 + r.card_id, r.grade, r.at) for r in log]
-    cal = calibration(reviews, PLANNER, bins=5)
-    print(f"\n{truth_cls.name}: {cal.count} held-out reviews, log loss {cal.log_loss:.3f} "
-          f"(constant prediction {cal.base_rate_log_loss:.3f})")  # fmt: skip
-    print("| predicted | reviews | mean predicted | recalled |\n|---|---|---|---|")
-    for b in cal.bins:
-        print(f"| {b.low:.0%}-{b.high:.0%} | {b.count} | {b.predicted:.1%} | {b.observed:.1%} |")
+        log = run_sm2_only(truth_cls, seed, days, budget)
+        params = fit_parameters([r for r in log if r.at < _held_out_start(log)])
+        if params is None:  # too few Review-state reviews: both columns skip this learner
+            continue
+        fits += 1
+        pooled["default"] += _scored(log, PLANNER)
+        pooled["fitted"] += _scored(log, MemoryModel(params))
+    print(f"\n{truth_cls.name}: {fits} of {learners} learners had enough reviews for a fit")
+    for name, rows in pooled.items():
+        if not rows:
+            continue
+        loss, constant = _loss(rows), _loss(rows, constant=True)
+        print(f"\n{truth_cls.name}, {name} parameters: {len(rows)} held-out reviews, "
+              f"log loss {loss:.3f} (constant prediction {constant:.3f})")  # fmt: skip
+        print("| predicted | reviews | mean predicted | recalled | median days since last / S |")
+        print("|---|---|---|---|---|")
+        for low in (0.0, 0.2, 0.4, 0.6, 0.8):
+            inside = [r for r in rows if low <= r[0] < low + 0.2 or (low == 0.8 and r[0] == 1)]
+            if inside:
+                print(f"| {low:.0%}-{low + 0.2:.0%} | {len(inside)} "
+                      f"| {statistics.mean(r[0] for r in inside):.1%} "
+                      f"| {statistics.mean(r[1] for r in inside):.1%} "
+                      f"| {statistics.median(r[2] for r in inside):.1f} |")  # fmt: skip
+
+
+def _held_out_start(log: list[Review]) -> datetime:
+    """The moment the held-out share of `calibration` begins (its scored reviews' last 30%)."""
+    return calibration(log, PLANNER, held_out=0.3).test_start
+
+
+def _scored(log: list[Review], model: MemoryModel) -> list[tuple[float, bool, float]]:
+    """(predicted, recalled, days since the last review / stability) of the held-out reviews."""
+    return [(p, y, ratio) for p, y, ratio in calibration(log, model, held_out=0.3).test_pairs]
+
+
+def _loss(rows, constant: bool = False) -> float:
+    share = statistics.mean(r[1] for r in rows)
+    total = 0.0
+    for p, y, _ in rows:
+        p = min(1 - 1e-4, max(1e-4, share if constant else p))
+        total -= math.log(p) if y else math.log(1 - p)
+    return total / len(rows)
 
 
 def run_sm2_only(truth_cls, seed: int, days: int, budget: int) -> list[Review]:
@@ -259,12 +302,20 @@ def main() -> None:
     parser.add_argument("--days", default="14,30", help="days to the interview")
     parser.add_argument("--warmups", default="0,20", help="days of plain SM-2 before the date")
     parser.add_argument("--truths", default="fsrs-perturbed,exponential")
+    parser.add_argument(
+        "--defer",
+        default="card",
+        choices=("card", "total"),
+        help="which due cards wait: card = the product's (predicted at the target on the "
+        "day); total = an experiment (also the least useful ones, down to the target overall)",
+    )
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--calibration", action="store_true", help="only the calibration tables")
+    parser.add_argument("--calibration-days", type=int, default=60)
     args = parser.parse_args()
     if args.calibration:
         for truth_cls in (FsrsTruth, ExponentialTruth):
-            calibration_table(truth_cls, args.learners, 40)
+            calibration_table(truth_cls, args.learners, 40, args.calibration_days)
         return
     budgets = [int(b) for b in args.budgets.split(",")]
     truths = [t for t in (FsrsTruth, ExponentialTruth) if t.name in args.truths.split(",")]
@@ -273,14 +324,14 @@ def main() -> None:
     print(
         "| truth | budget/day | warm-up | days | SM-2 recall | reviews | plan recall | reviews "
         "| plan - SM-2 (min..max) | plan, no deferral | reviews | plan at SM-2's reviews "
-        "| reviews |"
+        "| reviews | SM-2, new cards up to the budget | reviews |"
     )
-    print("|" + "---|" * 13)
+    print("|" + "---|" * 15)
     for truth_cls, budget in [(t, b) for t in truths for b in budgets]:
         for warmup in [int(w) for w in args.warmups.split(",")]:
             for horizon in [int(h) for h in args.days.split(",")]:
                 rows = [
-                    run(truth_cls, seed, warmup, horizon, budget, args.target)
+                    run(truth_cls, seed, warmup, horizon, budget, args.target, args.defer)
                     for seed in range(args.learners)
                 ]
                 cells = []
