@@ -32,6 +32,9 @@ from apps.study.memory import MemoryModel, Review, calibration, fit_parameters  
 from apps.study.plan import PlanCard, plan_build  # noqa: E402
 
 CARDS, SECTIONS, NEW_PER_DAY = 200, 8, 20
+# Whether the plan's new cards pass SM-2's daily new-card limit. The main queue as merged
+# (apps.study.queue) shows only planned cards already seen and not due: False.
+NEW_THROUGH = False
 START = datetime(2026, 1, 1, tzinfo=UTC)
 NOON = timedelta(hours=12)
 PLANNER = MemoryModel()
@@ -168,7 +171,8 @@ def plan_day(
     """SM-2 plus the plan, as the product's main queue shows it: SM-2's due cards (less those
     the plan lets wait, `deferred_today`, unless `defer` is None), then SM-2's new cards (the
     same daily limit as plain SM-2), then the plan's cards "for your interview"
-    (`planned_today`), then same-day re-drills; the learner stops at the day's budget."""
+    (`planned_today`; as the queue shows them, only cards already seen that SM-2 has not made
+    due, unless NEW_THROUGH), then same-day re-drills; the learner stops at the day's budget."""
     cards = [
         PlanCard(c, f"s{c % SECTIONS}", learner.seen.get(c), learner.sm2.get(c))
         for c in range(CARDS)
@@ -186,7 +190,10 @@ def plan_day(
     waiting = set(plan.deferred)
     due = [c for _, c in sorted((s.due_at, c) for c, s in learner.sm2.items() if s.due_at < end)]
     new = [c for c in range(CARDS) if c not in learner.sm2][:NEW_PER_DAY]
-    work = list(dict.fromkeys([c for c in due if c not in waiting] + new + plan.days[0].cards))
+    extra = plan.days[0].cards
+    if not NEW_THROUGH:  # the queue as merged: only seen cards SM-2 has not made due
+        extra = [c for c in extra if c in learner.sm2 and learner.sm2[c].due_at >= end]
+    work = list(dict.fromkeys([c for c in due if c not in waiting] + new + extra))
     done = 0
     for i, card in enumerate(work[:budget]):
         learner.study(card, at + timedelta(minutes=i), plan_mode=True)
@@ -312,7 +319,16 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--calibration", action="store_true", help="only the calibration tables")
     parser.add_argument("--calibration-days", type=int, default=60)
+    parser.add_argument(
+        "--plan-new",
+        default="limit",
+        choices=("limit", "through"),
+        help="limit: the plan's new cards wait for SM-2's new-card limit, as the merged queue "
+        "does; through: the queue shows them too",
+    )
     args = parser.parse_args()
+    global NEW_THROUGH
+    NEW_THROUGH = args.plan_new == "through"
     if args.calibration:
         for truth_cls in (FsrsTruth, ExponentialTruth):
             calibration_table(truth_cls, args.learners, 40, args.calibration_days)
