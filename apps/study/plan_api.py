@@ -75,10 +75,11 @@ class PlanSerializer(serializers.Serializer):
         child=serializers.SlugField(),
         help_text="Sections predicted below the target if the plan is followed, weakest first.",
     )
-    planned_today = serializers.ListField(
+    today_cards = serializers.ListField(
         child=serializers.IntegerField(),
-        help_text="Card ids to review today, not yet reviewed today: SM-2's due ones first, "
-        "then the plan's own ones for the interview.",
+        help_text="Card ids the plan has for today, not yet reviewed today, in order: SM-2's "
+        "due ones first, then the plan's own for the interview (those the main queue shows as "
+        '"for your interview").',
     )
     deferred_today = serializers.ListField(
         child=serializers.IntegerField(),
@@ -125,7 +126,7 @@ def plan_data(ip: interview.InterviewPlan) -> dict:
         },
         "shortfall": p.shortfall,
         "short_sections": [slugs[key] for key, _ in p.short_sections],
-        "planned_today": today_cards,
+        "today_cards": today_cards,
         "deferred_today": sorted(p.deferred),
     }
 
