@@ -8,6 +8,7 @@ from config.docs import ApiDocsView
 api_patterns = [
     path("", include("apps.decks.api")),
     path("", include("apps.study.api")),
+    path("", include("apps.study.plan_api")),
     path("", include("apps.quizzes.api")),
     path("", include("apps.demos.api")),
     path("", include("apps.teams.api")),

@@ -1,7 +1,11 @@
 """The interview plan, Django side: a learner's cards, SM-2 states and reviews loaded in a fixed
 number of queries, handed to the pure memory model (`memory`) and planner (`plan`); plan-mode
 reviews; the learner's readiness for the team pages; and fitting a learner's own parameters in
-the worker.
+the worker (`memory_fit_run`; the task in `apps.study.tasks` calls it, and asking for a fit,
+`tasks.memory_fit_enqueue`, lives there too, so imports go one way: tasks -> interview).
+
+What the main queue uses: `planned_today` (the plan's cards "for your interview" today) and
+`deferred_today` (SM-2 due cards the plan says can wait until after the interview).
 
 Plan mode: a planned card that SM-2 makes due (or a new card) is graded as a normal review; one
 that is not due yet is graded in plan mode, which records a ReviewLog of kind "plan" (the memory
@@ -25,6 +29,7 @@ from apps.decks.models import Card
 from apps.study import memory, plan, scheduler, services
 from apps.study.memory import MemoryModel, Review
 from apps.study.models import CardState, MemoryFit, ReviewLog
+from config.errors import NotFound
 
 DEFAULT_BUDGET_MINUTES = 20
 CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calibration
@@ -34,6 +39,10 @@ NOON = plan.NOON  # refit once the learner has 20% more reviews than the last fi
 
 class NoInterviewDate(services.StudyError):
     status = 409
+
+
+class NoPlan(NotFound):
+    """No interview date is set (or it is past): there is no plan to show."""
 
 
 @dataclass
@@ -173,6 +182,27 @@ def next_step(user, now: datetime | None = None) -> dict | None:
     return {"date": profile.interview_date, "days": days} if days >= 0 else None
 
 
+def planned_today(user, now: datetime | None = None) -> list[int]:
+    """The card ids the plan adds for today "for your interview", not yet reviewed today, in
+    the order to show them; [] without an interview date (or with one past). SM-2's due cards are
+    not in it (the queue shows them already); a new card the plan introduces may also be among
+    the queue's new cards, so the queue shows each card once. Five queries (`interview_plan`)."""
+    ip = interview_plan(user, now)
+    if ip is None:
+        return []
+    day = ip.plan.days[0]
+    due = set(day.cards[: day.due])
+    return [cid for cid in day.cards if cid not in due and cid not in ip.reviewed_today]
+
+
+def deferred_today(user, now: datetime | None = None) -> set[int]:
+    """SM-2's cards due today that the plan says can wait until after the interview: their
+    predicted recall on the day is at or above the target already, so reviewing them now would
+    spend the budget where it is not needed. They stay due in SM-2. set() without a date."""
+    ip = interview_plan(user, now)
+    return set() if ip is None else set(ip.plan.deferred)
+
+
 def plan_review_record(
     *,
     user,
@@ -281,16 +311,6 @@ def memory_fit_due(user) -> bool:
         return False
     fit = MemoryFit.objects.filter(user=user).first()
     return fit is None or count >= fit.reviews * REFIT_GROWTH
-
-
-def memory_fit_enqueue(user) -> bool:
-    """Ask the worker to fit the learner's parameters if it is due; True if it was asked."""
-    if not memory_fit_due(user):
-        return False
-    from apps.study.tasks import memory_fit_task
-
-    transaction.on_commit(lambda: memory_fit_task.delay(user.pk))
-    return True
 
 
 def memory_fit_run(*, user_id: int) -> bool:

@@ -88,16 +88,16 @@ class MemoryModel:
 
 
 def optimizer_available() -> bool:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether `fsrs.Optimizer` is the real one: fsrs replaces it by a stub that raises when any
+    of its extras (torch, pandas, tqdm) is missing, and torch alone (the rllib extra brings it)
+    is not enough."""
+    return hasattr(fsrs.Optimizer, "compute_optimal_parameters")
 
 
 def fit_parameters(reviews: Sequence[Review]) -> tuple[float, ...] | None:
     """The learner's own FSRS parameters from their reviews, or None when they have fewer than
-    FIT_MIN_REVIEWS or the optimizer (the `fsrs[optimizer]` extra: torch, pandas) is missing."""
+    FIT_MIN_REVIEWS, too few for the optimizer to move off the defaults, or the optimizer (the
+    `fit` extra: torch, pandas, tqdm) is missing."""
     if len(reviews) < FIT_MIN_REVIEWS or not optimizer_available():
         return None
     logs = [
@@ -109,7 +109,11 @@ def fit_parameters(reviews: Sequence[Review]) -> tuple[float, ...] | None:
         )
         for r in reviews
     ]
-    return tuple(float(p) for p in fsrs.Optimizer(logs).compute_optimal_parameters())
+    fitted = tuple(float(p) for p in fsrs.Optimizer(logs).compute_optimal_parameters())
+    # The optimizer learns only from reviews in FSRS's Review state (not same-day learning
+    # steps) and hands back the defaults untouched while it has fewer than 512 of them: that is
+    # no fit, and the learner must not be told their own parameters are in use.
+    return None if fitted == DEFAULT_PARAMETERS else fitted
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class Calibration:
     log_loss: float
     count: int  # held-out reviews scored
     base_rate_log_loss: float  # a constant prediction of the observed share, for comparison
+    test_start: datetime | None = None  # the first held-out review
+    # (predicted, recalled, days since the card's last review / its stability) per held-out one
+    test_pairs: tuple[tuple[float, bool, float], ...] = ()
 
 
 def calibration(
@@ -140,24 +147,26 @@ def calibration(
     by_card: dict[int, list[Review]] = {}
     for review in reviews:
         by_card.setdefault(review.card_id, []).append(review)
-    scored: list[tuple[datetime, float, bool]] = []
+    scored: list[tuple[datetime, float, bool, float]] = []
     for card_id, history in by_card.items():
         card = None
         for review in sorted(history, key=lambda r: r.at):
-            if card is not None and (review.at - card.last_review).days >= 1:
-                scored.append((review.at, model.recall(card, review.at), review.recalled))
+            elapsed = (review.at - card.last_review).days if card is not None else 0
+            if card is not None and elapsed >= 1:
+                p = model.recall(card, review.at)
+                scored.append((review.at, p, review.recalled, elapsed / card.stability))
             card = model.reviewed(card, review.grade, review.at, card_id=card_id)
     if not scored:
         return None
     scored.sort(key=lambda s: s[0])
     test = scored[len(scored) - max(1, round(len(scored) * held_out)) :]
-    loss = _log_loss([(p, y) for _, p, y in test])
-    share = sum(y for _, _, y in test) / len(test)
-    base = _log_loss([(share, y) for _, _, y in test])
+    loss = _log_loss([(p, y) for _, p, y, _ in test])
+    share = sum(y for _, _, y, _ in test) / len(test)
+    base = _log_loss([(share, y) for _, _, y, _ in test])
     edges = [i / bins for i in range(bins + 1)]
     out = []
     for low, high in zip(edges, edges[1:], strict=False):
-        inside = [(p, y) for _, p, y in test if low <= p < high or (high == 1.0 and p == 1.0)]
+        inside = [(p, y) for _, p, y, _ in test if low <= p < high or (high == 1.0 and p == 1.0)]
         if inside:
             out.append(
                 CalibrationBin(
@@ -168,7 +177,14 @@ def calibration(
                     observed=sum(y for _, y in inside) / len(inside),
                 )
             )
-    return Calibration(bins=out, log_loss=loss, count=len(test), base_rate_log_loss=base)
+    return Calibration(
+        bins=out,
+        log_loss=loss,
+        count=len(test),
+        base_rate_log_loss=base,
+        test_start=test[0][0],
+        test_pairs=tuple((p, y, ratio) for _, p, y, ratio in test),
+    )
 
 
 def _log_loss(pairs: Sequence[tuple[float, bool]]) -> float:

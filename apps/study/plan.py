@@ -8,6 +8,9 @@ the interview day. The plan is built in two passes:
 
 1. SM-2's reviews: every card SM-2 makes due before the interview, on its due day (projected
    forward with Good reviews), most overdue first; what does not fit a day moves to the next.
+   A due card whose predicted recall on the day is already at or above the target is not needed
+   before the interview: the plan lets it wait (`Plan.deferred`; it stays due in SM-2, and SM-2
+   takes it up again after the date) and spends the budget on the cards that need it.
 2. For the interview: while the predicted share of cards recalled on the day is below the
    target, the card with the lowest predicted recall on the day gets a review in the latest day
    that still has room (so its last review falls close to the date), then the next lowest; a
@@ -92,6 +95,7 @@ class Plan:
     target: float
     now: Readiness  # if nothing more is studied
     followed: Readiness  # if the plan is followed
+    deferred: list[int] = field(default_factory=list)  # due today in SM-2, can wait (see above)
 
     @property
     def reviews(self) -> int:
@@ -172,9 +176,11 @@ def plan_build(
     per_day: int,
     target: float,
     done_today: int = 0,
+    defer: str | None = "card",
 ) -> Plan:
     """The plan from local today (`today_start`, its midnight) to the interview `days_until` days
-    later, with at most `per_day` reviews a day (`done_today` of today's already spent)."""
+    later, with at most `per_day` reviews a day (`done_today` of today's already spent). With
+    `defer` None every SM-2 due card is planned, even those the date does not need."""
     timeline = _Timeline(today_start, days_until)
     horizon = max(1, days_until)
     capacity = [per_day] * horizon
@@ -184,12 +190,23 @@ def plan_build(
     planned: dict[int, list[int]] = {card.card_id: [] for card in cards}
     by_id = {card.card_id: card for card in cards}
 
-    # 1. SM-2's due cards, most overdue first; a day's overflow moves to the next day.
+    now = {card.card_id: model.recall(card.memory, timeline.interview) for card in cards}
+    # 1. SM-2's due cards, most overdue first; a day's overflow moves to the next day. A card
+    # already predicted at the target on the day waits (its recall only falls until then, and
+    # the prediction is taken at the interview, so it holds on every day before it).
+    due_days = {
+        card.card_id: _sm2_due_days(card.schedule, timeline, horizon)
+        for card in cards
+        if card.schedule is not None
+    }
+    due_days = {cid: d for cid, d in due_days.items() if d}
+    waits = _waits(model, by_id, due_days, now, target, timeline, defer) if defer else set()
+    deferred = sorted(cid for cid in waits if due_days[cid][0] == 0)
     due_on: dict[int, list[tuple[datetime, int]]] = {}
-    for card in cards:
-        if card.schedule is not None:
-            for day in _sm2_due_days(card.schedule, timeline, horizon):
-                due_on.setdefault(day, []).append((card.schedule.due_at, card.card_id))
+    for card_id, on in due_days.items():
+        if card_id not in waits:
+            for day in on:
+                due_on.setdefault(day, []).append((by_id[card_id].schedule.due_at, card_id))
     carry: list[tuple[datetime, int]] = []
     for d in range(horizon):
         waiting = carry + sorted(due_on.get(d, []))
@@ -207,7 +224,6 @@ def plan_build(
                 carry.append(key)
 
     # 2. For the interview: lowest predicted recall on the day first, in the latest free day.
-    now = {card.card_id: model.recall(card.memory, timeline.interview) for card in cards}
     recall = {
         cid: predicted_recall(model, by_id[cid].memory, d, timeline) for cid, d in planned.items()
     }
@@ -242,7 +258,30 @@ def plan_build(
         target=target,
         now=_readiness(cards, now),
         followed=_readiness(cards, recall),
+        deferred=deferred,
     )
+
+
+def _waits(model, by_id, due_days, now, target, timeline, mode: str) -> set[int]:
+    """The due cards that can wait: "card", those predicted at the target on the day already;
+    "total" (an experiment of bench/plan_sim.py, not the product's), also the due cards whose
+    SM-2 reviews add least, while the predicted overall recall stays at the target."""
+    waits = {cid for cid in due_days if now[cid] >= target}
+    if mode != "total":
+        return waits
+    kept = {
+        cid: predicted_recall(model, by_id[cid].memory, on, timeline)
+        for cid, on in due_days.items()
+        if cid not in waits
+    }
+    total = sum(now.values()) + sum(kept[cid] - now[cid] for cid in kept)
+    goal = target * len(now)
+    for cid in sorted(kept, key=lambda c: (kept[c] - now[c], c)):
+        if total - (kept[cid] - now[cid]) < goal:
+            break
+        total -= kept[cid] - now[cid]
+        waits.add(cid)
+    return waits
 
 
 def _best_slot(model, memory, days: list[int], seen_on: int | None, free: list[int], timeline):

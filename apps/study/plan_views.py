@@ -13,7 +13,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from apps.study import charts, interview, scheduler, selectors, services
+from apps.study import charts, interview, scheduler, selectors, services, tasks
 from apps.study.views import BUTTONS, _duration
 
 PAST_DAYS = 7
@@ -31,7 +31,7 @@ def _context(request, notice: str = "") -> dict:
     context = {"ip": ip, "notice": notice, "plan_url": reverse("study:plan")}
     if ip is None:
         return context
-    interview.memory_fit_enqueue(request.user)
+    tasks.memory_fit_enqueue(request.user)
     p = ip.plan
     days = [ip.today + timedelta(days=d) for d in range(-PAST_DAYS, len(p.days))]
     planned = [0] * PAST_DAYS + [len(d.cards) for d in p.days]
@@ -47,7 +47,8 @@ def _context(request, notice: str = "") -> dict:
         "chart_every": max(1, len(days) // 8),
         "planned_total": sum(planned[PAST_DAYS:]),
         "sections": sections,
-        "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections],
+        "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections[:3]],
+        "short_more": max(0, len(p.short_sections) - 3),
         "shortfall_points": round(100 * p.shortfall),
     }
     cards = ip.today_cards

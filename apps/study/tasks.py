@@ -1,6 +1,13 @@
-"""Study's Celery tasks: thin, each takes an id and calls a service."""
+"""Study's Celery tasks: thin, each takes an id and calls a service.
+
+Imports go one way, this module -> `apps.study.interview` (the service): the service never
+imports the tasks. Asking the worker for a fit is here too (`memory_fit_enqueue`), so a view
+that wants one calls `tasks.memory_fit_enqueue(user)`; the decision whether one is due stays in
+the service (`interview.memory_fit_due`).
+"""
 
 from celery import shared_task
+from django.db import transaction
 
 from apps.study import interview
 
@@ -16,3 +23,12 @@ from apps.study import interview
 def memory_fit_task(user_id: int) -> bool:
     """Fit a learner's own FSRS parameters (idempotent: claimed, and a refit just replaces)."""
     return interview.memory_fit_run(user_id=user_id)
+
+
+def memory_fit_enqueue(user) -> bool:
+    """Ask the worker to fit the learner's parameters if it is due (after the transaction
+    commits); True if it was asked."""
+    if not interview.memory_fit_due(user):
+        return False
+    transaction.on_commit(lambda: memory_fit_task.delay(user.pk))
+    return True

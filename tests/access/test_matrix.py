@@ -814,6 +814,9 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     "api-export-json": [A("get", r("api-export-json"), A_SELF, secrets=_alice_data)],
     "api-export-zip": [A("get", r("api-export-zip"), A_SELF)],
+    # nobody in the world has an interview date, so every signed-in caller gets 404 "no plan";
+    # a plan is only ever the caller's own (tests/study/test_plan_api.py)
+    "api-study-plan": [A("get", r("api-study-plan"), E(404, 404, 404, 404, DENY))],
     "api-profile": [
         A("get", r("api-profile"), A_SELF),
         A("patch", r("api-profile"), A_SELF, lambda w: {"target_recall": 80}),

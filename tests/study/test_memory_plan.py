@@ -67,6 +67,19 @@ def test_fit_keeps_the_defaults_without_enough_reviews():
     assert MemoryModel().parameters == memory.DEFAULT_PARAMETERS
 
 
+def test_a_fit_that_cannot_move_off_the_defaults_is_no_fit():
+    # 600 first sights: enough reviews for the app, none in FSRS's Review state for the
+    # optimizer, which then hands back its defaults; that must not count as the learner's own
+    first_sights = [r for i in range(600) for r in reviews_of(i + 1, [(4, 60)])]
+    assert memory.fit_parameters(first_sights) is None
+
+
+def test_the_optimizer_counts_as_available_only_when_fsrs_has_it():
+    import fsrs
+
+    assert memory.optimizer_available() == hasattr(fsrs.Optimizer, "compute_optimal_parameters")
+
+
 def test_calibration_predicts_each_review_from_earlier_ones_only():
     reviews = []
     for card_id in range(1, 41):
