@@ -341,12 +341,3 @@ def memory_fit_run(*, user_id: int) -> bool:
         return parameters is not None
     finally:
         MemoryFit.objects.filter(user_id=user_id).update(claimed_at=None)
-
-
-# --- stub (helper "queue"): plan's real planned_today replaces this at merge ---------------------
-
-
-def planned_today(user, now: datetime | None = None) -> list[int]:
-    """STUB until plan lands it: the card ids the interview plan asks the learner to review
-    today and not yet reviewed today, in order; [] without an interview date."""
-    return []

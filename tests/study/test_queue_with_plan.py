@@ -1,0 +1,71 @@
+"""The main queue and the real interview plan together, nothing stubbed: a learner with a date
+gets the plan's cards "for your interview" in /api/study/queue/, grades them there, and they
+leave today's queue while SM-2's schedule stays as it was."""
+
+from types import SimpleNamespace
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.study import interview
+from apps.study.models import CardState, ReviewLog
+from tests.study.test_plan_pages import _grow, learn_all, plan_for
+
+pytestmark = pytest.mark.django_db
+QUEUE = "/api/study/queue/"
+
+
+def _plan_items(body) -> list[int]:
+    return [card["id"] for card in body["cards"] if card["for_interview"]]
+
+
+def test_the_plans_cards_are_served_graded_and_gone(api_client, alice, small_deck):
+    learn_all(alice, small_deck)  # nothing due before the interview: only the plan asks
+    plan_for(alice, days=1, budget=30, target=99)
+    api_client.force_authenticate(alice)
+    body = api_client.get(QUEUE).json()
+    planned = _plan_items(body)
+    assert planned and planned == interview.planned_today(alice)
+    assert body["counts"]["plan"] == len(planned)
+    first = planned[0]
+    state = CardState.objects.values("due_at", "interval_days", "ease_factor", "repetitions").get(
+        card_id=first
+    )
+    response = api_client.post(
+        "/api/reviews/", {"card": first, "grade": 4, "for_interview": True}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    assert ReviewLog.objects.filter(card_id=first, kind="plan").count() == 1
+    assert (
+        CardState.objects.values("due_at", "interval_days", "ease_factor", "repetitions").get(
+            card_id=first
+        )
+        == state
+    )
+    assert first not in _plan_items(api_client.get(QUEUE).json())
+
+
+def test_without_a_date_the_queue_has_no_plan_part(api_client, alice, small_deck):
+    learn_all(alice, small_deck)
+    api_client.force_authenticate(alice)
+    body = api_client.get(QUEUE).json()
+    assert _plan_items(body) == [] and "plan" not in body["counts"]
+
+
+def test_the_queue_with_a_plan_issues_the_same_queries_for_5_or_50_cards(
+    api_client, alice, small_deck
+):
+    def count():
+        with CaptureQueriesContext(connection) as ctx:
+            assert api_client.get(QUEUE).status_code == 200
+        return len(ctx.captured_queries)
+
+    learn_all(alice, small_deck)
+    plan_for(alice, days=1, budget=30, target=99)
+    api_client.force_authenticate(alice)
+    small = count()
+    _grow(small_deck, 45)
+    learn_all(alice, SimpleNamespace(cards=small_deck.cards.filter(slug__startswith="extra-")))
+    assert len(interview.planned_today(alice)) > 5
+    assert count() == small
