@@ -150,7 +150,8 @@ _seed_rows: list[tuple[type, list[dict]]] | None = None
 def _row_counts() -> dict[type, int]:
     from django.apps import apps
 
-    return {m: m._base_manager.count() for m in apps.get_models(include_auto_created=True)}
+    models = apps.get_models(include_auto_created=True)
+    return {m: m._base_manager.count() for m in models if m._meta.managed and not m._meta.proxy}
 
 
 def _seed_restore(rows: list[tuple[type, list[dict]]]) -> None:
