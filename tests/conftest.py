@@ -1,6 +1,7 @@
 """A small named world the tests tell stories about: alice and bob study, staff authors."""
 
 import io
+import os
 
 import pytest
 from django.core.cache import cache
@@ -11,6 +12,55 @@ from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
 
 pytest_plugins = ["tests.browser"]  # Playwright: browser, page, phone_page
+
+# CI's second pass (.ci/run) runs the suite again against PostgreSQL, Redis and a Ray cluster. A
+# test that reaches none of them ran identically in the first pass (same commit, same packages,
+# same Chromium), so that pass leaves it out and says how many it left out.
+SERVICES_PASS = os.environ.get("RAYDECK_CI_SERVICES_PASS") == "1"
+# What gives a test the database: pytest-django's fixtures (live_server's server shares the test
+# database), and a test client, whose requests go through the throttles' cache (Redis there).
+# (Not django_db_blocker: an autouse fixture of pytest-django's takes it for every test.)
+SERVICE_FIXTURES = {
+    "_django_db_helper", "db", "transactional_db", "django_db_reset_sequences",
+    "django_db_serialized_rollback", "live_server",
+    "client", "admin_client", "async_client", "api_client",
+}  # fmt: skip
+# Modules that pass CACHE_URL or CELERY_BROKER_URL on to settings read in a subprocess: what they
+# check differs with the services set, so they run again. (tests/deploy's gunicorn and make-run
+# tests pin their own SQLite, broker and cache: the same in both passes.)
+READS_SERVICE_ENV = ("tests/test_settings.py", "tests/security/test_settings_secrets.py",
+                     "tests/deploy/test_health.py")  # fmt: skip
+
+
+def uses_services(item: pytest.Item) -> bool:
+    if item.get_closest_marker("django_db"):
+        return True
+    if SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    return item.nodeid.startswith(READS_SERVICE_ENV)
+
+
+def pytest_collection_modifyitems(config, items):
+    if not SERVICES_PASS:
+        return
+    kept, left_out = [], []
+    for item in items:
+        (kept if uses_services(item) else left_out).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+    config._raydeck_left_out = len(left_out)  # for the summary line
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    if SERVICES_PASS:
+        return (
+            f"RAYDECK_CI_SERVICES_PASS=1: {getattr(config, '_raydeck_left_out', 0)} tests that use"
+            " no database, test client or service setting deselected (pure cores, hypothesis"
+            " properties, Ray demos on a local Ray, file checks): they ran identically in the"
+            " fresh-clone pass"
+        )
+    return None
 
 
 @pytest.fixture(autouse=True)
@@ -93,9 +143,51 @@ def small_deck(db) -> Deck:
     return deck
 
 
+# The rows `manage.py seed` wrote the first time a test of this process asked for them.
+_seed_rows: list[tuple[type, list[dict]]] | None = None
+
+
+def _row_counts() -> dict[type, int]:
+    from django.apps import apps
+
+    models = apps.get_models(include_auto_created=True)
+    return {m: m._base_manager.count() for m in models if m._meta.managed and not m._meta.proxy}
+
+
+def _seed_restore(rows: list[tuple[type, list[dict]]]) -> None:
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+
+    with transaction.atomic():  # foreign keys are checked at the end, whatever the order
+        for model, values in rows:
+            model._base_manager.bulk_create([model(**row) for row in values])
+    # PostgreSQL: the next id of each table past the restored ones (SQLite keeps track itself).
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), [m for m, _ in rows]):
+            cursor.execute(sql)
+
+
 @pytest.fixture
 def seeded(db):
+    """The shipped lesson, as `manage.py seed` loads it. The command parses and validates every
+    YAML file and renders every card each time; so it runs once per test process, and each later
+    test gets the very rows it wrote, inserted again in bulk (when those tables start empty)."""
+    global _seed_rows
+    before = _row_counts()
+    if _seed_rows is not None and all(before[m] == 0 for m, _ in _seed_rows):
+        _seed_restore(_seed_rows)
+        return
     call_command("seed", stdout=io.StringIO())
+    if _seed_rows is None:
+        after = _row_counts()
+        written = [m for m in after if after[m] != before[m]]
+        if all(before[m] == 0 for m in written):
+            _seed_rows = [
+                (m, list(m._base_manager.order_by("pk").values(
+                    *[f.attname for f in m._meta.concrete_fields]
+                )))
+                for m in written
+            ]  # fmt: skip
 
 
 @pytest.fixture
