@@ -4,8 +4,6 @@ and counts, a second import of the deck meanwhile is refused, and the upload is 
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -40,11 +38,8 @@ def author(staff) -> APIClient:
 
 def test_a_large_import_is_answered_at_once_with_a_job_and_written_by_the_worker(author):
     upload(author, b"x", deck="warm-up")  # the first request of a process loads the URLconf
-    start = time.monotonic()
     response = upload(author, big_csv())
-    elapsed = time.monotonic() - start
     assert response.status_code == 202, response.content[:300]
-    assert elapsed < 1.0, f"the request took {elapsed:.2f} s"
     job = response.json()
     assert job["status"] == "queued" and job["progress"] == 0 and response["Location"] == job["url"]
     assert not Deck.objects.filter(slug="bulk-deck").exists()  # nothing written by the web
@@ -137,10 +132,10 @@ def test_the_import_page_previews_and_imports_a_large_file_as_jobs_with_a_progre
 ):
     client.force_login(staff)
     form = {"file": SimpleUploadedFile("bulk.csv", big_csv()), "deck": "bulk-deck"}
-    start = time.monotonic()
     response = client.post("/author/import/", form)
-    assert time.monotonic() - start < 1.0
     assert response.status_code == 302
+    # the request only queued the preview: the worker reads the file
+    assert ImportJob.objects.get(dry_run=True).status == "queued"
     page = client.get(response["Location"]).content.decode()
     assert '<progress id="import-progress"' in page and 'hx-trigger="every 1s"' in page
     preview = ImportJob.objects.get(dry_run=True)
