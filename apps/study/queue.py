@@ -15,12 +15,13 @@ the lists), the next card two.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import (
     Case,
     CharField,
@@ -139,29 +140,101 @@ class _Lists:
     logs: QuerySet[ReviewLog]
 
 
-def _lists(user, deck: Deck | None, start: datetime, end: datetime, now: datetime) -> _Lists:
+def _lists(
+    user, deck: Deck | None, start: datetime, end: datetime, planned: list[int] | None
+) -> _Lists:
+    """`planned`: the interview plan's cards for today, None without an interview date."""
     due = _states(user, deck).filter(due_at__lt=end)
     # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
     # and are not held back by the daily review limit (a day's work is not done until they pass).
     # Both were made due today by today's review, so they lie in the index range [start, end);
     # a re-drill left over from an earlier day is simply due, most overdue first.
     again_today = Q(due_at__gte=start) & (Q(needs_redrill=True) | Q(last_reviewed_at__gte=start))
-    plan, planned = None, []
-    if profile_for(user).interview_date is not None:
+    plan = None
+    if planned is not None:
         # SM-2's own lists already hold the planned cards it makes due and the new ones.
-        planned = interview.planned_today(user, now)
         plan = _states(user, deck).filter(card_id__in=planned, due_at__gte=end)
     return _Lists(
-        user_id=user.pk,
+        user_id=getattr(user, "pk", user),
         due=due,
         again_today=again_today,
         redrills=due.filter(again_today).order_by("due_at", "id"),
         reviews=due.exclude(again_today).order_by("due_at", "id"),
         new=_new_cards(user, deck),
         plan=plan,
-        planned=planned,
+        planned=planned or [],
         logs=_logs(user, start),
     )
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What one learner's queue depends on: the user and deck (ids), the local day's bounds and
+    the interview plan's cards for today (None without an interview date)."""
+
+    user: int
+    deck: int | None
+    start: datetime
+    end: datetime
+    planned: list[int] | None
+
+    def lists(self) -> _Lists:
+        return _lists(self.user, self.deck, self.start, self.end, self.planned)
+
+
+# --- the one exception to the public API: the hot statements' SQL, compiled once per shape ----
+
+# Sentinels the SQL is compiled with, found again among its parameters to mark their slots.
+_SENTINELS = {
+    "user": -987_654_301,
+    "deck": -987_654_302,
+    "start": datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC),
+    "end": datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC),
+}
+CACHE_SQL = True  # False: compile every statement afresh (the equivalence tests compare both)
+
+
+def _rows(key: tuple, shape: _Shape, build, *args) -> list:
+    """The rows of the queryset `build(lists, *args)` gives for `shape`. A learner without an
+    interview plan (the plan's card ids vary in number) is served from SQL compiled once per
+    `key`, database and deck-or-all; with a plan, or CACHE_SQL off, the queryset runs as is."""
+    if not CACHE_SQL or shape.planned is not None:
+        return list(build(shape.lists(), *args))
+    connection = connections[DEFAULT_DB_ALIAS]
+    cache = connection.__dict__.setdefault("_study_queue_sql", {})
+    key = (*key, shape.deck is None)
+    if key not in cache:
+        if len(cache) > 64:  # a bound: one entry per set of daily limits in use
+            cache.clear()
+        sentinel = _Shape(
+            _SENTINELS["user"],
+            None if shape.deck is None else _SENTINELS["deck"],
+            _SENTINELS["start"],
+            _SENTINELS["end"],
+            None,
+        )
+        compiler = build(sentinel.lists(), *args).query.get_compiler(using=DEFAULT_DB_ALIAS)
+        sql, params = compiler.as_sql()
+        stamp = connection.ops.adapt_datetimefield_value
+        marks = {n: stamp(v) if isinstance(v, datetime) else v for n, v in _SENTINELS.items()}
+        slots = []
+        for value in params:
+            name = next(
+                (n for n, m in marks.items() if type(m) is type(value) and m == value), None
+            )
+            slots.append((name, value))
+        for name in ("user", "deck"):
+            if str(_SENTINELS[name]) in sql:  # written into the text: it would be reused
+                raise ValueError(f"the {name} was inlined into {sql[:200]}")
+        cache[key] = (sql, slots, compiler)
+    sql, slots, compiler = cache[key]
+    stamp = connection.ops.adapt_datetimefield_value
+    fresh = {"user": shape.user, "deck": shape.deck}
+    fresh |= {"start": stamp(shape.start), "end": stamp(shape.end)}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value if name is None else fresh[name] for name, value in slots])
+        rows = cursor.fetchall()
+    return list(compiler.results_iter([rows])) if rows else []
 
 
 def queue(
@@ -178,11 +251,14 @@ def queue(
     zone = profile.zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
     new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
-    lists = _lists(user, deck, start, end, now)
+    planned = None
+    if profile.interview_date is not None:
+        planned = interview.planned_today(user, now)
+    shape = _Shape(user.pk, deck.pk if deck else None, start, end, planned)
     if size is None:
-        items, done = _whole(lists, profile.reviews_per_day, new_limit)
+        items, done = _whole(shape, profile.reviews_per_day, new_limit)
     else:
-        items, done = _first(lists, profile.reviews_per_day, new_limit, size + bool(avoid))
+        items, done = _first(shape, profile.reviews_per_day, new_limit, size + bool(avoid))
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, profile.reviews_per_day - done["reviews_done"])
     if size is None:
@@ -196,7 +272,7 @@ def queue(
             "new": min(done["new"], new_left),
         }
         items = _cut(items, counts)
-    if lists.plan is not None:
+    if planned is not None:
         counts["plan"] = done["plan"] if size is not None else len(_plan_items(items))
     if avoid and len(items) > 1:
         items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
@@ -259,11 +335,26 @@ class QueueState(NamedTuple):
     lapses: int
 
 
-def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
+def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
     """Every item, as a UNION of the lists in one statement, plus one row with the day's done
     counts (there even when every list is empty). The due and new lists are read up to the whole
     daily limit (what is left of it is known from that row) and cut after. Plain values, not
     model rows: the API lists hundreds of cards, and model rows cost more than the database."""
+    rows = _rows(
+        ("whole", reviews_per_day, new_limit), shape, _whole_rows, reviews_per_day, new_limit
+    )
+    items, done = [], {}
+    for k, card_id, slug, front, back, deck_id, *state, pos, new_done, reviews_done in rows:
+        if k == 9:
+            done = {"new_done": new_done, "reviews_done": reviews_done}
+            continue
+        card = QueueCard(card_id, slug, front, back, deck_id)
+        items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
+    return _planned_order(items, shape.planned or []), done
+
+
+def _whole_rows(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
+    """The whole queue's statement: one row per item, and the row of the day's done counts."""
     no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
 
     def of_states(k: int, states: QuerySet[CardState]) -> QuerySet:
@@ -310,25 +401,7 @@ def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
     if lists.plan is not None:
         parts.append(of_states(3, lists.plan))
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
-    items, done = [], {}
-    for (
-        k,
-        card_id,
-        slug,
-        front,
-        back,
-        deck_id,
-        *state,
-        pos,
-        new_done,
-        reviews_done,
-    ) in rows.values_list(*new_columns):
-        if k == 9:
-            done = {"new_done": new_done, "reviews_done": reviews_done}
-            continue
-        card = QueueCard(card_id, slug, front, back, deck_id)
-        items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
-    return _planned_order(items, lists.planned), done
+    return rows.values_list(*new_columns)
 
 
 def _column_field(name: str):
@@ -339,20 +412,15 @@ def _column_field(name: str):
 # --- the first items: the review page --------------------------------------------------------
 
 
-def _first(lists: _Lists, reviews_per_day: int, new_limit: int, target: int):
+def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     """The day's done counts and each list's length (up to its daily limit) in one query, then
     the first `target` items with their cards and sections."""
-    counts = {
-        "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
-        "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
-        "redrill": CountOf(lists.redrills.values("pk")),
-        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
-        "new": CountOf(lists.new.values("pk")[:new_limit]),
-    }
-    if lists.plan is not None:
-        counts["plan"] = CountOf(lists.plan.values("pk"))
-    row = get_user_model().objects.filter(pk=lists.user_id).values(**counts).get()
-    done = {name: n or 0 for name, n in row.items()}  # a slice of 0 counts as NULL
+    key = ("first", reviews_per_day, new_limit)
+    names = ["new_done", "reviews_done", "redrill", "due", "new"]
+    if shape.planned is not None:
+        names.append("plan")
+    (row,) = _rows(key, shape, _count_row, reviews_per_day, new_limit)
+    done = {name: n or 0 for name, n in zip(names, row, strict=True)}  # a slice of 0: NULL
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, reviews_per_day - done["reviews_done"])
     wanted = {}
@@ -363,6 +431,9 @@ def _first(lists: _Lists, reviews_per_day: int, new_limit: int, target: int):
         ("plan", done.get("plan", 0)),
     ):
         wanted[kind] = min(n, target - sum(wanted.values()))
+    if not any(wanted.values()):
+        return [], done
+    lists = shape.lists()
     items: list[QueueItem] = []
     sm2 = wanted["redrill"] + wanted["due"]
     if sm2:
@@ -383,6 +454,21 @@ def _first(lists: _Lists, reviews_per_day: int, new_limit: int, target: int):
         plan.sort(key=lambda s: rank.get(s.card_id, len(rank)))
         items += [QueueItem(s.card, s, FOR_INTERVIEW) for s in plan[: wanted["plan"]]]
     return items, done
+
+
+def _count_row(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
+    """The next card's first query: the day's done counts and each list's length."""
+    counts = {
+        "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
+        "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
+        "redrill": CountOf(lists.redrills.values("pk")),
+        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
+        "new": CountOf(lists.new.values("pk")[:new_limit]),
+    }
+    if lists.plan is not None:
+        counts["plan"] = CountOf(lists.plan.values("pk"))
+    user = get_user_model().objects.filter(pk=lists.user_id)
+    return user.annotate(**counts).values_list(*counts)
 
 
 # --- a set of cards: "review these" ----------------------------------------------------------
