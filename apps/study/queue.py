@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import cached_property
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -125,46 +126,49 @@ def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     return cards.filter(~Exists(seen)).order_by("id")
 
 
-@dataclass
 class _Lists:
-    """The queue's lists as querysets, for one learner, deck and day."""
+    """The queue's lists as querysets, for one learner, deck and day, each built when first
+    asked for (the next card needs one or two of them). `planned`: the interview plan's cards
+    for today, None without an interview date (then `plan` is None too)."""
 
-    user_id: int
-    due: QuerySet[CardState]
-    again_today: Q
-    redrills: QuerySet[CardState]
-    reviews: QuerySet[CardState]
-    new: QuerySet[Card]
-    plan: QuerySet[CardState] | None  # None without an interview date
-    planned: list[int]
-    logs: QuerySet[ReviewLog]
+    def __init__(self, user, deck, start: datetime, end: datetime, planned: list[int] | None):
+        self.user, self.deck, self.start, self.end = user, deck, start, end
+        self.user_id = getattr(user, "pk", user)
+        self.has_plan, self.planned = planned is not None, planned or []
+        # "Again today": cards flagged for a re-drill and cards failed earlier today. They come
+        # first and are not held back by the daily review limit (a day's work is not done until
+        # they pass). Both were made due today by today's review, so they lie in the index range
+        # [start, end); a re-drill left over from an earlier day is simply due, most overdue first.
+        self.again_today = Q(due_at__gte=start) & (
+            Q(needs_redrill=True) | Q(last_reviewed_at__gte=start)
+        )
 
+    @cached_property
+    def due(self) -> QuerySet[CardState]:
+        return _states(self.user, self.deck).filter(due_at__lt=self.end)
 
-def _lists(
-    user, deck: Deck | None, start: datetime, end: datetime, planned: list[int] | None
-) -> _Lists:
-    """`planned`: the interview plan's cards for today, None without an interview date."""
-    due = _states(user, deck).filter(due_at__lt=end)
-    # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
-    # and are not held back by the daily review limit (a day's work is not done until they pass).
-    # Both were made due today by today's review, so they lie in the index range [start, end);
-    # a re-drill left over from an earlier day is simply due, most overdue first.
-    again_today = Q(due_at__gte=start) & (Q(needs_redrill=True) | Q(last_reviewed_at__gte=start))
-    plan = None
-    if planned is not None:
+    @cached_property
+    def redrills(self) -> QuerySet[CardState]:
+        return self.due.filter(self.again_today).order_by("due_at", "id")
+
+    @cached_property
+    def reviews(self) -> QuerySet[CardState]:
+        return self.due.exclude(self.again_today).order_by("due_at", "id")
+
+    @cached_property
+    def new(self) -> QuerySet[Card]:
+        return _new_cards(self.user, self.deck)
+
+    @cached_property
+    def plan(self) -> QuerySet[CardState] | None:
+        if not self.has_plan:
+            return None
         # SM-2's own lists already hold the planned cards it makes due and the new ones.
-        plan = _states(user, deck).filter(card_id__in=planned, due_at__gte=end)
-    return _Lists(
-        user_id=getattr(user, "pk", user),
-        due=due,
-        again_today=again_today,
-        redrills=due.filter(again_today).order_by("due_at", "id"),
-        reviews=due.exclude(again_today).order_by("due_at", "id"),
-        new=_new_cards(user, deck),
-        plan=plan,
-        planned=planned or [],
-        logs=_logs(user, start),
-    )
+        return _states(self.user, self.deck).filter(card_id__in=self.planned, due_at__gte=self.end)
+
+    @cached_property
+    def logs(self) -> QuerySet[ReviewLog]:
+        return _logs(self.user, self.start)
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,7 @@ class _Shape:
     planned: list[int] | None
 
     def lists(self) -> _Lists:
-        return _lists(self.user, self.deck, self.start, self.end, self.planned)
+        return _Lists(self.user, self.deck, self.start, self.end, self.planned)
 
 
 # --- the one exception to the public API: the hot statements' SQL, compiled once per shape ----
@@ -398,7 +402,7 @@ def _whole_rows(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet
         new.annotate(**new_columns).values(*new_columns),
         get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
     ]
-    if lists.plan is not None:
+    if lists.has_plan:
         parts.append(of_states(3, lists.plan))
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
     return rows.values_list(*new_columns)
@@ -465,7 +469,7 @@ def _count_row(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
         "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
         "new": CountOf(lists.new.values("pk")[:new_limit]),
     }
-    if lists.plan is not None:
+    if lists.has_plan:
         counts["plan"] = CountOf(lists.plan.values("pk"))
     user = get_user_model().objects.filter(pk=lists.user_id)
     return user.annotate(**counts).values_list(*counts)
