@@ -10,6 +10,17 @@ today that SM-2 has not made due ("for your interview", `apps.study.interview.pl
 Built from querysets on Django's public API. A fixed number of queries whatever the number of
 cards, states and planned cards (pinned by tests): the whole queue is one statement (a UNION of
 the lists), the next card two.
+
+One exception to the public API, in one function (`_rows`): the two hot statements, the whole
+queue's UNION and the next card's count row, are compiled to SQL once per shape (database,
+daily limits, one deck or all) with sentinel values, and then run on the cursor with the real
+user, deck and day. Compiling those querysets cost as much CPU per request as everything else
+in it together (bench/README-queue.md). It uses `Query.get_compiler()`, `SQLCompiler.as_sql()`
+(what `Query.sql_with_params()` does) and `SQLCompiler.results_iter()` (the values_list()
+rows, with the database's converters), none of them documented. The querysets stay the one
+definition: the cache only stores what they compile to, a learner with an interview plan is
+served by the queryset itself, and tests/study/test_queue_sql_cache.py checks that the cached
+path gives exactly what the queryset compiled afresh gives (`CACHE_SQL = False`).
 """
 
 from __future__ import annotations
