@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import cached_property
+from functools import cache, cached_property
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -51,7 +51,7 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card, Deck
+from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
 from apps.study import interview, scheduler
 from apps.study.models import CardState, NewCardCursor, ReviewLog
@@ -448,22 +448,21 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
         wanted[kind] = min(n, target - sum(wanted.values()))
     if not any(wanted.values()):
         return [], done
-    lists = shape.lists()
     items: list[QueueItem] = []
     sm2 = wanted["redrill"] + wanted["due"]
     if sm2:
-        states = lists.redrills if not wanted["due"] else lists.reviews
+        which = "redrill" if not wanted["due"] else "due"
         if wanted["redrill"] and wanted["due"]:  # both: re-drills first, then the most overdue
-            first = Case(When(lists.again_today, then=Value(0)), default=Value(1))
-            states = lists.due.order_by(first, "due_at", "id")
-        rows = list(states.select_related("card", "card__section")[:sm2])
-        for n, state in enumerate(rows):
+            which = "both"
+        rows = _rows(("states", which, sm2), shape, _state_rows, which, sm2)
+        for n, state in enumerate(_state_models(rows)):
             kind = "redrill" if n < wanted["redrill"] else "due"
             items.append(QueueItem(state.card, state, kind))
     if wanted["new"]:
-        new = lists.new.select_related("section")[: wanted["new"]]
-        items += [QueueItem(card, None, "new") for card in new]
+        rows = _rows(("new", wanted["new"]), shape, _new_rows, wanted["new"])
+        items += [QueueItem(card, None, "new") for card in _card_models(rows)]
     if wanted["plan"]:
+        lists = shape.lists()
         rank = {card_id: i for i, card_id in enumerate(lists.planned)}
         plan = list(lists.plan.select_related("card", "card__section"))
         plan.sort(key=lambda s: rank.get(s.card_id, len(rank)))
@@ -484,6 +483,51 @@ def _count_row(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
         counts["plan"] = CountOf(lists.plan.values("pk"))
     user = get_user_model().objects.filter(pk=lists.user_id)
     return user.annotate(**counts).values_list(*counts)
+
+
+@cache
+def _columns(model) -> tuple[str, ...]:
+    """A model's columns (attnames), in the order its rows are read below."""
+    return tuple(f.attname for f in model._meta.get_fields() if f.concrete and not f.many_to_many)
+
+
+def _state_rows(lists: _Lists, which: str, n: int) -> QuerySet:
+    """The first `n` states of a list with their cards and sections, as values (what
+    select_related("card", "card__section") reads, in one row per state)."""
+    if which == "both":
+        first = Case(When(lists.again_today, then=Value(0)), default=Value(1))
+        states = lists.due.order_by(first, "due_at", "id")
+    else:
+        states = lists.redrills if which == "redrill" else lists.reviews
+    card = [f"card__{name}" for name in _columns(Card)]
+    section = [f"card__section__{name}" for name in _columns(Section)]
+    return states.values_list(*_columns(CardState), *card, *section)[:n]
+
+
+def _new_rows(lists: _Lists, n: int) -> QuerySet:
+    section = [f"section__{name}" for name in _columns(Section)]
+    return lists.new.values_list(*_columns(Card), *section)[:n]
+
+
+def _card_models(rows) -> list[Card]:
+    """Cards with their sections from _new_rows' values (Model.from_db, as a queryset does)."""
+    n = len(_columns(Card))
+    cards = []
+    for row in rows:
+        card = Card.from_db(DEFAULT_DB_ALIAS, _columns(Card), row[:n])
+        card.section = Section.from_db(DEFAULT_DB_ALIAS, _columns(Section), row[n:])
+        cards.append(card)
+    return cards
+
+
+def _state_models(rows) -> list[CardState]:
+    n = len(_columns(CardState))
+    states = []
+    for row, card in zip(rows, _card_models(row[n:] for row in rows), strict=True):
+        state = CardState.from_db(DEFAULT_DB_ALIAS, _columns(CardState), row[:n])
+        state.card = card
+        states.append(state)
+    return states
 
 
 # --- a set of cards: "review these" ----------------------------------------------------------

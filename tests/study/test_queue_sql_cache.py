@@ -8,20 +8,24 @@ import pytest
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from apps.accounts.models import profile_for
+from apps.decks.models import Card
 from apps.study import queue
+from apps.study.models import CardState
 from tests.study.test_queue import T0, other_deck, queue_story
 
 pytestmark = pytest.mark.django_db
 
 
+def seen_model(obj):
+    """A model row's values; a plain value (None, QueueCard, QueueState) as it is."""
+    if obj is None or isinstance(obj, tuple):
+        return obj
+    return tuple(getattr(obj, f.attname) for f in obj._meta.concrete_fields)
+
+
 def seen(q: queue.Queue) -> tuple:
     """Everything a queue shows, model rows reduced to their values."""
-
-    def values(obj):
-        if obj is None or isinstance(obj, tuple):  # a new card's state; QueueCard, QueueState
-            return obj
-        return tuple(getattr(obj, f.attname) for f in obj._meta.concrete_fields)
-
+    values = seen_model
     items = [(i.kind, values(i.card), values(i.state)) for i in q.items]
     section = [getattr(i.card, "section", None) for i in q.items]
     return items, [values(s) for s in section], q.counts, q.limits, q.now
@@ -71,3 +75,28 @@ def test_the_cache_is_one_statement_per_shape(alice, small_deck, django_assert_n
     with django_assert_num_queries(1):
         again = queue.queue(alice, small_deck, now=T0 + timedelta(days=1))
     assert [i.kind for i in again.items] == ["new"] * 5
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_the_next_cards_are_the_model_rows_select_related_reads(
+    alice, small_deck, whole, django_assert_num_queries
+):
+    """The review page's items are built from values (Model.from_db): the same states, cards
+    and sections a select_related queryset reads, with nothing left to load."""
+    deck = None if whole else small_deck
+    other = other_deck()
+    now = T0 + timedelta(days=3)
+    for _ in queue_story(alice, small_deck, other, now):
+        for size in (1, 3):
+            q = queue.queue(alice, deck, size=size, now=now)
+            with django_assert_num_queries(0):
+                got = seen(q)
+            for item, (_, card, state), section in zip(q.items, got[0], got[1], strict=True):
+                if item.state is not None:
+                    read = CardState.objects.select_related("card", "card__section")
+                    want = read.get(pk=item.state.pk)
+                    assert state == seen_model(want)
+                    assert (card, section) == (seen_model(want.card), seen_model(want.card.section))
+                else:
+                    want = Card.objects.select_related("section").get(pk=item.card.pk)
+                    assert (card, section) == (seen_model(want), seen_model(want.section))
