@@ -11,29 +11,24 @@ Built from querysets on Django's public API. A fixed number of queries whatever 
 cards, states and planned cards (pinned by tests): the whole queue is one statement (a UNION of
 the lists), the next card two.
 
-One exception to the public API, in one function (`_rows`): the two hot statements, the whole
-queue's UNION and the next card's count row, are compiled to SQL once per shape (database,
-daily limits, one deck or all) with sentinel values, and then run on the cursor with the real
-user, deck and day. Compiling those querysets cost as much CPU per request as everything else
-in it together (bench/README-queue.md). It uses `Query.get_compiler()`, `SQLCompiler.as_sql()`
-(what `Query.sql_with_params()` does) and `SQLCompiler.results_iter()` (the values_list()
-rows, with the database's converters), none of them documented. The querysets stay the one
-definition: the cache only stores what they compile to, a learner with an interview plan is
-served by the queryset itself, and tests/study/test_queue_sql_cache.py checks that the cached
-path gives exactly what the queryset compiled afresh gives (`CACHE_SQL = False`).
+One exception to the public API, kept in apps/study/compiled_sql.py (one function): the next
+card's two statements and the whole queue's UNION are compiled to SQL once per shape and run
+with the real user, deck and day (see there, and bench/README-queue.md for the figures). The
+querysets here stay the one definition of the queue; the next card's rows become model
+instances through the documented `Model.from_db()`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from functools import cache, cached_property
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import (
     Case,
     CharField,
@@ -53,7 +48,7 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import interview, scheduler
+from apps.study import compiled_sql, interview, scheduler
 from apps.study.models import CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
@@ -197,59 +192,20 @@ class _Shape:
         return _Lists(self.user, self.deck, self.start, self.end, self.planned)
 
 
-# --- the one exception to the public API: the hot statements' SQL, compiled once per shape ----
-
-# Sentinels the SQL is compiled with, found again among its parameters to mark their slots.
-_SENTINELS = {
-    "user": -987_654_301,
-    "deck": -987_654_302,
-    "start": datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC),
-    "end": datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC),
-}
-CACHE_SQL = True  # False: compile every statement afresh (the equivalence tests compare both)
-
-
 def _rows(key: tuple, shape: _Shape, build, *args) -> list:
-    """The rows of the queryset `build(lists, *args)` gives for `shape`. A learner without an
-    interview plan (the plan's card ids vary in number) is served from SQL compiled once per
-    `key`, database and deck-or-all; with a plan, or CACHE_SQL off, the queryset runs as is."""
-    if not CACHE_SQL or shape.planned is not None:
+    """The rows of the queryset `build(lists, *args)` gives for `shape`: from SQL compiled once
+    per `key` (apps.study.compiled_sql, the one exception to the public API), except for a
+    learner with an interview plan (the plan's card ids vary in number): the queryset itself."""
+    if shape.planned is not None:
         return list(build(shape.lists(), *args))
-    connection = connections[DEFAULT_DB_ALIAS]
-    cache = connection.__dict__.setdefault("_study_queue_sql", {})
-    key = (*key, shape.deck is None)
-    if key not in cache:
-        if len(cache) > 64:  # a bound: one entry per set of daily limits in use
-            cache.clear()
-        sentinel = _Shape(
-            _SENTINELS["user"],
-            None if shape.deck is None else _SENTINELS["deck"],
-            _SENTINELS["start"],
-            _SENTINELS["end"],
-            None,
-        )
-        compiler = build(sentinel.lists(), *args).query.get_compiler(using=DEFAULT_DB_ALIAS)
-        sql, params = compiler.as_sql()
-        stamp = connection.ops.adapt_datetimefield_value
-        marks = {n: stamp(v) if isinstance(v, datetime) else v for n, v in _SENTINELS.items()}
-        slots = []
-        for value in params:
-            name = next(
-                (n for n, m in marks.items() if type(m) is type(value) and m == value), None
-            )
-            slots.append((name, value))
-        for name in ("user", "deck"):
-            if str(_SENTINELS[name]) in sql:  # written into the text: it would be reused
-                raise ValueError(f"the {name} was inlined into {sql[:200]}")
-        cache[key] = (sql, slots, compiler)
-    sql, slots, compiler = cache[key]
-    stamp = connection.ops.adapt_datetimefield_value
-    fresh = {"user": shape.user, "deck": shape.deck}
-    fresh |= {"start": stamp(shape.start), "end": stamp(shape.end)}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [value if name is None else fresh[name] for name, value in slots])
-        rows = cursor.fetchall()
-    return list(compiler.results_iter([rows])) if rows else []
+    return compiled_sql.rows(
+        (*key, shape.deck is None),
+        lambda user, deck, start, end: build(_Lists(user, deck, start, end, None), *args),
+        user=shape.user,
+        deck=shape.deck,
+        start=shape.start,
+        end=shape.end,
+    )
 
 
 def queue(

@@ -1,4 +1,4 @@
-"""The queue's one exception to the public ORM (apps.study.queue._rows): SQL compiled once per
+"""The queue's one exception to the public ORM (apps.study.compiled_sql): SQL compiled once per
 shape and run with fresh parameters gives exactly what the queryset compiled afresh gives, for
 every learner, deck, day, limit and kind of card the queue story meets."""
 
@@ -9,7 +9,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
-from apps.study import queue
+from apps.study import compiled_sql, queue
 from apps.study.models import CardState
 from tests.study.test_queue import T0, other_deck, queue_story
 
@@ -36,7 +36,7 @@ def both(monkeypatch, *args, **kwargs) -> tuple[tuple, tuple]:
     from the queryset compiled afresh."""
     cached = seen(queue.queue(*args, **kwargs))
     with monkeypatch.context() as patch:
-        patch.setattr(queue, "CACHE_SQL", False)
+        patch.setattr(compiled_sql, "CACHE_SQL", False)
         fresh = seen(queue.queue(*args, **kwargs))
     return cached, fresh
 
