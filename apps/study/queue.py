@@ -10,6 +10,12 @@ today that SM-2 has not made due ("for your interview", `apps.study.interview.pl
 Built from querysets on Django's public API. A fixed number of queries whatever the number of
 cards, states and planned cards (pinned by tests): the whole queue is one statement (a UNION of
 the lists), the next card two.
+
+One exception to the public API, kept in apps/study/compiled_sql.py (one function): the next
+card's two statements and the whole queue's UNION are compiled to SQL once per shape and run
+with the real user, deck and day (see there, and bench/README-queue.md for the figures). The
+querysets here stay the one definition of the queue; the next card's rows become model
+instances through the documented `Model.from_db()`.
 """
 
 from __future__ import annotations
@@ -17,10 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from functools import cache, cached_property
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import (
     Case,
     CharField,
@@ -38,9 +46,9 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card, Deck
+from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import interview, scheduler
+from apps.study import compiled_sql, interview, scheduler
 from apps.study.models import CardState, NewCardCursor, ReviewLog
 from apps.study.scheduler import CardSchedule
 
@@ -124,43 +132,79 @@ def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     return cards.filter(~Exists(seen)).order_by("id")
 
 
-@dataclass
 class _Lists:
-    """The queue's lists as querysets, for one learner, deck and day."""
+    """The queue's lists as querysets, for one learner, deck and day, each built when first
+    asked for (the next card needs one or two of them). `planned`: the interview plan's cards
+    for today, None without an interview date (then `plan` is None too)."""
 
-    user_id: int
-    due: QuerySet[CardState]
-    again_today: Q
-    redrills: QuerySet[CardState]
-    reviews: QuerySet[CardState]
-    new: QuerySet[Card]
-    plan: QuerySet[CardState] | None  # None without an interview date
-    planned: list[int]
-    logs: QuerySet[ReviewLog]
+    def __init__(self, user, deck, start: datetime, end: datetime, planned: list[int] | None):
+        self.user, self.deck, self.start, self.end = user, deck, start, end
+        self.user_id = getattr(user, "pk", user)
+        self.has_plan, self.planned = planned is not None, planned or []
+        # "Again today": cards flagged for a re-drill and cards failed earlier today. They come
+        # first and are not held back by the daily review limit (a day's work is not done until
+        # they pass). Both were made due today by today's review, so they lie in the index range
+        # [start, end); a re-drill left over from an earlier day is simply due, most overdue first.
+        self.again_today = Q(due_at__gte=start) & (
+            Q(needs_redrill=True) | Q(last_reviewed_at__gte=start)
+        )
 
+    @cached_property
+    def due(self) -> QuerySet[CardState]:
+        return _states(self.user, self.deck).filter(due_at__lt=self.end)
 
-def _lists(user, deck: Deck | None, start: datetime, end: datetime, now: datetime) -> _Lists:
-    due = _states(user, deck).filter(due_at__lt=end)
-    # "Again today": cards flagged for a re-drill and cards failed earlier today. They come first
-    # and are not held back by the daily review limit (a day's work is not done until they pass).
-    # Both were made due today by today's review, so they lie in the index range [start, end);
-    # a re-drill left over from an earlier day is simply due, most overdue first.
-    again_today = Q(due_at__gte=start) & (Q(needs_redrill=True) | Q(last_reviewed_at__gte=start))
-    plan, planned = None, []
-    if profile_for(user).interview_date is not None:
+    @cached_property
+    def redrills(self) -> QuerySet[CardState]:
+        return self.due.filter(self.again_today).order_by("due_at", "id")
+
+    @cached_property
+    def reviews(self) -> QuerySet[CardState]:
+        return self.due.exclude(self.again_today).order_by("due_at", "id")
+
+    @cached_property
+    def new(self) -> QuerySet[Card]:
+        return _new_cards(self.user, self.deck)
+
+    @cached_property
+    def plan(self) -> QuerySet[CardState] | None:
+        if not self.has_plan:
+            return None
         # SM-2's own lists already hold the planned cards it makes due and the new ones.
-        planned = interview.planned_today(user, now)
-        plan = _states(user, deck).filter(card_id__in=planned, due_at__gte=end)
-    return _Lists(
-        user_id=user.pk,
-        due=due,
-        again_today=again_today,
-        redrills=due.filter(again_today).order_by("due_at", "id"),
-        reviews=due.exclude(again_today).order_by("due_at", "id"),
-        new=_new_cards(user, deck),
-        plan=plan,
-        planned=planned,
-        logs=_logs(user, start),
+        return _states(self.user, self.deck).filter(card_id__in=self.planned, due_at__gte=self.end)
+
+    @cached_property
+    def logs(self) -> QuerySet[ReviewLog]:
+        return _logs(self.user, self.start)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What one learner's queue depends on: the user and deck (ids), the local day's bounds and
+    the interview plan's cards for today (None without an interview date)."""
+
+    user: int
+    deck: int | None
+    start: datetime
+    end: datetime
+    planned: list[int] | None
+
+    def lists(self) -> _Lists:
+        return _Lists(self.user, self.deck, self.start, self.end, self.planned)
+
+
+def _rows(key: tuple, shape: _Shape, build, *args) -> list:
+    """The rows of the queryset `build(lists, *args)` gives for `shape`: from SQL compiled once
+    per `key` (apps.study.compiled_sql, the one exception to the public API), except for a
+    learner with an interview plan (the plan's card ids vary in number): the queryset itself."""
+    if shape.planned is not None:
+        return list(build(shape.lists(), *args))
+    return compiled_sql.rows(
+        (*key, shape.deck is None),
+        lambda user, deck, start, end: build(_Lists(user, deck, start, end, None), *args),
+        user=shape.user,
+        deck=shape.deck,
+        start=shape.start,
+        end=shape.end,
     )
 
 
@@ -178,11 +222,14 @@ def queue(
     zone = profile.zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
     new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
-    lists = _lists(user, deck, start, end, now)
+    planned = None
+    if profile.interview_date is not None:
+        planned = interview.planned_today(user, now)
+    shape = _Shape(user.pk, deck.pk if deck else None, start, end, planned)
     if size is None:
-        items, done = _whole(lists, profile.reviews_per_day, new_limit)
+        items, done = _whole(shape, profile.reviews_per_day, new_limit)
     else:
-        items, done = _first(lists, profile.reviews_per_day, new_limit, size + bool(avoid))
+        items, done = _first(shape, profile.reviews_per_day, new_limit, size + bool(avoid))
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, profile.reviews_per_day - done["reviews_done"])
     if size is None:
@@ -196,7 +243,7 @@ def queue(
             "new": min(done["new"], new_left),
         }
         items = _cut(items, counts)
-    if lists.plan is not None:
+    if planned is not None:
         counts["plan"] = done["plan"] if size is not None else len(_plan_items(items))
     if avoid and len(items) > 1:
         items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
@@ -259,11 +306,26 @@ class QueueState(NamedTuple):
     lapses: int
 
 
-def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
+def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
     """Every item, as a UNION of the lists in one statement, plus one row with the day's done
     counts (there even when every list is empty). The due and new lists are read up to the whole
     daily limit (what is left of it is known from that row) and cut after. Plain values, not
     model rows: the API lists hundreds of cards, and model rows cost more than the database."""
+    rows = _rows(
+        ("whole", reviews_per_day, new_limit), shape, _whole_rows, reviews_per_day, new_limit
+    )
+    items, done = [], {}
+    for k, card_id, slug, front, back, deck_id, *state, pos, new_done, reviews_done in rows:
+        if k == 9:
+            done = {"new_done": new_done, "reviews_done": reviews_done}
+            continue
+        card = QueueCard(card_id, slug, front, back, deck_id)
+        items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
+    return _planned_order(items, shape.planned or []), done
+
+
+def _whole_rows(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
+    """The whole queue's statement: one row per item, and the row of the day's done counts."""
     no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
 
     def of_states(k: int, states: QuerySet[CardState]) -> QuerySet:
@@ -307,28 +369,10 @@ def _whole(lists: _Lists, reviews_per_day: int, new_limit: int):
         new.annotate(**new_columns).values(*new_columns),
         get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
     ]
-    if lists.plan is not None:
+    if lists.has_plan:
         parts.append(of_states(3, lists.plan))
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
-    items, done = [], {}
-    for (
-        k,
-        card_id,
-        slug,
-        front,
-        back,
-        deck_id,
-        *state,
-        pos,
-        new_done,
-        reviews_done,
-    ) in rows.values_list(*new_columns):
-        if k == 9:
-            done = {"new_done": new_done, "reviews_done": reviews_done}
-            continue
-        card = QueueCard(card_id, slug, front, back, deck_id)
-        items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
-    return _planned_order(items, lists.planned), done
+    return rows.values_list(*new_columns)
 
 
 def _column_field(name: str):
@@ -339,20 +383,15 @@ def _column_field(name: str):
 # --- the first items: the review page --------------------------------------------------------
 
 
-def _first(lists: _Lists, reviews_per_day: int, new_limit: int, target: int):
+def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     """The day's done counts and each list's length (up to its daily limit) in one query, then
     the first `target` items with their cards and sections."""
-    counts = {
-        "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
-        "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
-        "redrill": CountOf(lists.redrills.values("pk")),
-        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
-        "new": CountOf(lists.new.values("pk")[:new_limit]),
-    }
-    if lists.plan is not None:
-        counts["plan"] = CountOf(lists.plan.values("pk"))
-    row = get_user_model().objects.filter(pk=lists.user_id).values(**counts).get()
-    done = {name: n or 0 for name, n in row.items()}  # a slice of 0 counts as NULL
+    key = ("first", reviews_per_day, new_limit)
+    names = ["new_done", "reviews_done", "redrill", "due", "new"]
+    if shape.planned is not None:
+        names.append("plan")
+    (row,) = _rows(key, shape, _count_row, reviews_per_day, new_limit)
+    done = {name: n or 0 for name, n in zip(names, row, strict=True)}  # a slice of 0: NULL
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, reviews_per_day - done["reviews_done"])
     wanted = {}
@@ -363,26 +402,88 @@ def _first(lists: _Lists, reviews_per_day: int, new_limit: int, target: int):
         ("plan", done.get("plan", 0)),
     ):
         wanted[kind] = min(n, target - sum(wanted.values()))
+    if not any(wanted.values()):
+        return [], done
     items: list[QueueItem] = []
     sm2 = wanted["redrill"] + wanted["due"]
     if sm2:
-        states = lists.redrills if not wanted["due"] else lists.reviews
+        which = "redrill" if not wanted["due"] else "due"
         if wanted["redrill"] and wanted["due"]:  # both: re-drills first, then the most overdue
-            first = Case(When(lists.again_today, then=Value(0)), default=Value(1))
-            states = lists.due.order_by(first, "due_at", "id")
-        rows = list(states.select_related("card", "card__section")[:sm2])
-        for n, state in enumerate(rows):
+            which = "both"
+        rows = _rows(("states", which, sm2), shape, _state_rows, which, sm2)
+        for n, state in enumerate(_state_models(rows)):
             kind = "redrill" if n < wanted["redrill"] else "due"
             items.append(QueueItem(state.card, state, kind))
     if wanted["new"]:
-        new = lists.new.select_related("section")[: wanted["new"]]
-        items += [QueueItem(card, None, "new") for card in new]
+        rows = _rows(("new", wanted["new"]), shape, _new_rows, wanted["new"])
+        items += [QueueItem(card, None, "new") for card in _card_models(rows)]
     if wanted["plan"]:
+        lists = shape.lists()
         rank = {card_id: i for i, card_id in enumerate(lists.planned)}
         plan = list(lists.plan.select_related("card", "card__section"))
         plan.sort(key=lambda s: rank.get(s.card_id, len(rank)))
         items += [QueueItem(s.card, s, FOR_INTERVIEW) for s in plan[: wanted["plan"]]]
     return items, done
+
+
+def _count_row(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
+    """The next card's first query: the day's done counts and each list's length."""
+    counts = {
+        "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
+        "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
+        "redrill": CountOf(lists.redrills.values("pk")),
+        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
+        "new": CountOf(lists.new.values("pk")[:new_limit]),
+    }
+    if lists.has_plan:
+        counts["plan"] = CountOf(lists.plan.values("pk"))
+    user = get_user_model().objects.filter(pk=lists.user_id)
+    return user.annotate(**counts).values_list(*counts)
+
+
+@cache
+def _columns(model) -> tuple[str, ...]:
+    """A model's columns (attnames), in the order its rows are read below."""
+    return tuple(f.attname for f in model._meta.get_fields() if f.concrete and not f.many_to_many)
+
+
+def _state_rows(lists: _Lists, which: str, n: int) -> QuerySet:
+    """The first `n` states of a list with their cards and sections, as values (what
+    select_related("card", "card__section") reads, in one row per state)."""
+    if which == "both":
+        first = Case(When(lists.again_today, then=Value(0)), default=Value(1))
+        states = lists.due.order_by(first, "due_at", "id")
+    else:
+        states = lists.redrills if which == "redrill" else lists.reviews
+    card = [f"card__{name}" for name in _columns(Card)]
+    section = [f"card__section__{name}" for name in _columns(Section)]
+    return states.values_list(*_columns(CardState), *card, *section)[:n]
+
+
+def _new_rows(lists: _Lists, n: int) -> QuerySet:
+    section = [f"section__{name}" for name in _columns(Section)]
+    return lists.new.values_list(*_columns(Card), *section)[:n]
+
+
+def _card_models(rows) -> list[Card]:
+    """Cards with their sections from _new_rows' values (Model.from_db, as a queryset does)."""
+    n = len(_columns(Card))
+    cards = []
+    for row in rows:
+        card = Card.from_db(DEFAULT_DB_ALIAS, _columns(Card), row[:n])
+        card.section = Section.from_db(DEFAULT_DB_ALIAS, _columns(Section), row[n:])
+        cards.append(card)
+    return cards
+
+
+def _state_models(rows) -> list[CardState]:
+    n = len(_columns(CardState))
+    states = []
+    for row, card in zip(rows, _card_models(row[n:] for row in rows), strict=True):
+        state = CardState.from_db(DEFAULT_DB_ALIAS, _columns(CardState), row[:n])
+        state.card = card
+        states.append(state)
+    return states
 
 
 # --- a set of cards: "review these" ----------------------------------------------------------

@@ -9,7 +9,7 @@ from apps.study import scheduler, selectors
 def reference_queue(user, deck=None, *, now):
     zone = profile_for(user).zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
-    lists = study_queue._lists(user, deck, start, end, now)
+    lists = study_queue._Lists(user, deck, start, end, None)
     day = selectors.today(user, now)
     redrills = lists.redrills.select_related("card", "card__section")
     reviews = lists.reviews.select_related("card", "card__section")
