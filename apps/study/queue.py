@@ -7,7 +7,7 @@ order up to what is left of the day's new-card limit, then the cards the intervi
 today that SM-2 has not made due ("for your interview", `apps.study.interview.planned_today`).
 "Today" is always the learner's local day (`profile.time_zone`).
 
-Built from querysets on Django's public API. A fixed number of queries whatever the number of
+Built from querysets on Django's public API (the lists and statements are in queue_sql.py). A fixed number of queries whatever the number of
 cards, states and planned cards (pinned by tests): the whole queue is one statement (a UNION of
 the lists), the next card two.
 
@@ -23,33 +23,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from functools import cache, cached_property
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS
-from django.db.models import (
-    Case,
-    CharField,
-    Exists,
-    F,
-    IntegerField,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import Card, Deck
 from apps.decks.selectors import visible_decks
 from apps.study import compiled_sql, interview, scheduler
-from apps.study.models import CardState, NewCardCursor, ReviewLog
+from apps.study.models import CardState
+from apps.study.queue_sql import (
+    QueueLists,
+    card_models,
+    count_row,
+    new_rows,
+    state_models,
+    state_rows,
+    whole_rows,
+)
 from apps.study.scheduler import CardSchedule
 
 KINDS = ("redrill", "due", "new", "plan")
@@ -94,89 +86,6 @@ class Queue:
         return self.items[0] if self.items else None
 
 
-class CountOf(Subquery):
-    """How many rows a queryset gives, as an expression (Subquery with its own template, the
-    documented way to write an expression): a sliced queryset counts at most its slice."""
-
-    template = "(SELECT COUNT(*) FROM (%(subquery)s) AS counted)"
-    output_field = IntegerField()
-
-
-def _logs(user, start: datetime) -> QuerySet[ReviewLog]:
-    return ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
-
-
-def _states(user, deck: Deck | None) -> QuerySet[CardState]:
-    states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
-    if deck is not None:
-        return states.filter(deck=deck)  # callers resolve the deck through visible_decks
-    # Across all decks: a deck an author unpublished leaves the queue with its cards.
-    return states.filter(deck__is_published=True)
-
-
-def _new_cards(user, deck: Deck | None) -> QuerySet[Card]:
-    """Cards the learner has no state for, in the order they were added to their deck (the
-    loader adds a deck file's cards in order, so this is the lesson's order). The learner's
-    NewCardCursor per deck skips the cards already known, so the database walks the primary key
-    from the cursor and stops after the first unseen cards (bench/README-study.md)."""
-    seen = CardState.objects.filter(user=user, card=OuterRef("pk"))
-    cards = Card.objects.filter(deck__is_published=True)
-    if deck is not None:
-        cursor = NewCardCursor.objects.filter(user=user, deck=deck).values("after_card_id")[:1]
-        cards = cards.filter(deck=deck, id__gt=Coalesce(Subquery(cursor), Value(0)))
-    else:
-        cursor = NewCardCursor.objects.filter(user=user, deck=OuterRef("deck_id"))
-        cards = cards.filter(
-            id__gt=Coalesce(Subquery(cursor.values("after_card_id")[:1]), Value(0))
-        )
-    return cards.filter(~Exists(seen)).order_by("id")
-
-
-class _Lists:
-    """The queue's lists as querysets, for one learner, deck and day, each built when first
-    asked for (the next card needs one or two of them). `planned`: the interview plan's cards
-    for today, None without an interview date (then `plan` is None too)."""
-
-    def __init__(self, user, deck, start: datetime, end: datetime, planned: list[int] | None):
-        self.user, self.deck, self.start, self.end = user, deck, start, end
-        self.user_id = getattr(user, "pk", user)
-        self.has_plan, self.planned = planned is not None, planned or []
-        # "Again today": cards flagged for a re-drill and cards failed earlier today. They come
-        # first and are not held back by the daily review limit (a day's work is not done until
-        # they pass). Both were made due today by today's review, so they lie in the index range
-        # [start, end); a re-drill left over from an earlier day is simply due, most overdue first.
-        self.again_today = Q(due_at__gte=start) & (
-            Q(needs_redrill=True) | Q(last_reviewed_at__gte=start)
-        )
-
-    @cached_property
-    def due(self) -> QuerySet[CardState]:
-        return _states(self.user, self.deck).filter(due_at__lt=self.end)
-
-    @cached_property
-    def redrills(self) -> QuerySet[CardState]:
-        return self.due.filter(self.again_today).order_by("due_at", "id")
-
-    @cached_property
-    def reviews(self) -> QuerySet[CardState]:
-        return self.due.exclude(self.again_today).order_by("due_at", "id")
-
-    @cached_property
-    def new(self) -> QuerySet[Card]:
-        return _new_cards(self.user, self.deck)
-
-    @cached_property
-    def plan(self) -> QuerySet[CardState] | None:
-        if not self.has_plan:
-            return None
-        # SM-2's own lists already hold the planned cards it makes due and the new ones.
-        return _states(self.user, self.deck).filter(card_id__in=self.planned, due_at__gte=self.end)
-
-    @cached_property
-    def logs(self) -> QuerySet[ReviewLog]:
-        return _logs(self.user, self.start)
-
-
 @dataclass(frozen=True)
 class _Shape:
     """What one learner's queue depends on: the user and deck (ids), the local day's bounds and
@@ -188,8 +97,8 @@ class _Shape:
     end: datetime
     planned: list[int] | None
 
-    def lists(self) -> _Lists:
-        return _Lists(self.user, self.deck, self.start, self.end, self.planned)
+    def lists(self) -> QueueLists:
+        return QueueLists(self.user, self.deck, self.start, self.end, self.planned)
 
 
 def _rows(key: tuple, shape: _Shape, build, *args) -> list:
@@ -200,7 +109,7 @@ def _rows(key: tuple, shape: _Shape, build, *args) -> list:
         return list(build(shape.lists(), *args))
     return compiled_sql.rows(
         (*key, shape.deck is None),
-        lambda user, deck, start, end: build(_Lists(user, deck, start, end, None), *args),
+        lambda user, deck, start, end: build(QueueLists(user, deck, start, end, None), *args),
         user=shape.user,
         deck=shape.deck,
         start=shape.start,
@@ -276,13 +185,6 @@ def _planned_order(items: list[QueueItem], planned: list[int]) -> list[QueueItem
 
 # --- the whole queue: one statement --------------------------------------------------------
 
-# The state columns the API shows, with their model fields (a typed NULL for a new card's row).
-_NULLS = {
-    name: CardState._meta.get_field(name)
-    for name in ["repetitions", "ease_factor", "interval_days", "due_at", "needs_redrill", "lapses"]
-}
-_STATE_COLUMNS = tuple(_NULLS)
-
 
 class QueueCard(NamedTuple):
     """A card of the whole queue as plain values: what the API shows of it."""
@@ -312,7 +214,7 @@ def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
     daily limit (what is left of it is known from that row) and cut after. Plain values, not
     model rows: the API lists hundreds of cards, and model rows cost more than the database."""
     rows = _rows(
-        ("whole", reviews_per_day, new_limit), shape, _whole_rows, reviews_per_day, new_limit
+        ("whole", reviews_per_day, new_limit), shape, whole_rows, reviews_per_day, new_limit
     )
     items, done = [], {}
     for k, card_id, slug, front, back, deck_id, *state, pos, new_done, reviews_done in rows:
@@ -322,62 +224,6 @@ def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
         card = QueueCard(card_id, slug, front, back, deck_id)
         items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
     return _planned_order(items, shape.planned or []), done
-
-
-def _whole_rows(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
-    """The whole queue's statement: one row per item, and the row of the day's done counts."""
-    no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
-
-    def of_states(k: int, states: QuerySet[CardState]) -> QuerySet:
-        columns = {
-            "q_k": Value(k),
-            "q_card": F("card_id"),
-            "q_slug": F("card__slug"),
-            "q_front": F("card__front_html"),
-            "q_back": F("card__back_html"),
-            "q_deck": F("deck_id"),
-            **{f"q_{name}": F(name) for name in _STATE_COLUMNS},
-            "q_pos": F("id"),
-            "q_new_done": no_count,
-            "q_reviews_done": no_count,
-        }
-        return states.order_by().annotate(**columns).values(*columns)
-
-    new_columns = {
-        "q_k": Value(2),
-        "q_card": F("id"),
-        "q_slug": F("slug"),
-        "q_front": F("front_html"),
-        "q_back": F("back_html"),
-        "q_deck": F("deck_id"),
-        **{f"q_{name}": Value(None, output_field=f) for name, f in _NULLS.items()},
-        "q_pos": F("id"),
-        "q_new_done": no_count,
-        "q_reviews_done": no_count,
-    }
-    day = {name: Value(None, output_field=_column_field(name)) for name in new_columns}
-    day |= {
-        "q_k": Value(9),
-        "q_new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
-        "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
-    }
-    due = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
-    new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
-    parts = [
-        of_states(0, lists.redrills),
-        of_states(1, due),
-        new.annotate(**new_columns).values(*new_columns),
-        get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
-    ]
-    if lists.has_plan:
-        parts.append(of_states(3, lists.plan))
-    rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
-    return rows.values_list(*new_columns)
-
-
-def _column_field(name: str):
-    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done")
-    return IntegerField() if name in ints else _NULLS.get(name[2:], CharField())
 
 
 # --- the first items: the review page --------------------------------------------------------
@@ -390,7 +236,7 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     names = ["new_done", "reviews_done", "redrill", "due", "new"]
     if shape.planned is not None:
         names.append("plan")
-    (row,) = _rows(key, shape, _count_row, reviews_per_day, new_limit)
+    (row,) = _rows(key, shape, count_row, reviews_per_day, new_limit)
     done = {name: n or 0 for name, n in zip(names, row, strict=True)}  # a slice of 0: NULL
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, reviews_per_day - done["reviews_done"])
@@ -410,13 +256,13 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
         which = "redrill" if not wanted["due"] else "due"
         if wanted["redrill"] and wanted["due"]:  # both: re-drills first, then the most overdue
             which = "both"
-        rows = _rows(("states", which, sm2), shape, _state_rows, which, sm2)
-        for n, state in enumerate(_state_models(rows)):
+        rows = _rows(("states", which, sm2), shape, state_rows, which, sm2)
+        for n, state in enumerate(state_models(rows)):
             kind = "redrill" if n < wanted["redrill"] else "due"
             items.append(QueueItem(state.card, state, kind))
     if wanted["new"]:
-        rows = _rows(("new", wanted["new"]), shape, _new_rows, wanted["new"])
-        items += [QueueItem(card, None, "new") for card in _card_models(rows)]
+        rows = _rows(("new", wanted["new"]), shape, new_rows, wanted["new"])
+        items += [QueueItem(card, None, "new") for card in card_models(rows)]
     if wanted["plan"]:
         lists = shape.lists()
         rank = {card_id: i for i, card_id in enumerate(lists.planned)}
@@ -424,66 +270,6 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
         plan.sort(key=lambda s: rank.get(s.card_id, len(rank)))
         items += [QueueItem(s.card, s, FOR_INTERVIEW) for s in plan[: wanted["plan"]]]
     return items, done
-
-
-def _count_row(lists: _Lists, reviews_per_day: int, new_limit: int) -> QuerySet:
-    """The next card's first query: the day's done counts and each list's length."""
-    counts = {
-        "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
-        "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
-        "redrill": CountOf(lists.redrills.values("pk")),
-        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
-        "new": CountOf(lists.new.values("pk")[:new_limit]),
-    }
-    if lists.has_plan:
-        counts["plan"] = CountOf(lists.plan.values("pk"))
-    user = get_user_model().objects.filter(pk=lists.user_id)
-    return user.annotate(**counts).values_list(*counts)
-
-
-@cache
-def _columns(model) -> tuple[str, ...]:
-    """A model's columns (attnames), in the order its rows are read below."""
-    return tuple(f.attname for f in model._meta.get_fields() if f.concrete and not f.many_to_many)
-
-
-def _state_rows(lists: _Lists, which: str, n: int) -> QuerySet:
-    """The first `n` states of a list with their cards and sections, as values (what
-    select_related("card", "card__section") reads, in one row per state)."""
-    if which == "both":
-        first = Case(When(lists.again_today, then=Value(0)), default=Value(1))
-        states = lists.due.order_by(first, "due_at", "id")
-    else:
-        states = lists.redrills if which == "redrill" else lists.reviews
-    card = [f"card__{name}" for name in _columns(Card)]
-    section = [f"card__section__{name}" for name in _columns(Section)]
-    return states.values_list(*_columns(CardState), *card, *section)[:n]
-
-
-def _new_rows(lists: _Lists, n: int) -> QuerySet:
-    section = [f"section__{name}" for name in _columns(Section)]
-    return lists.new.values_list(*_columns(Card), *section)[:n]
-
-
-def _card_models(rows) -> list[Card]:
-    """Cards with their sections from _new_rows' values (Model.from_db, as a queryset does)."""
-    n = len(_columns(Card))
-    cards = []
-    for row in rows:
-        card = Card.from_db(DEFAULT_DB_ALIAS, _columns(Card), row[:n])
-        card.section = Section.from_db(DEFAULT_DB_ALIAS, _columns(Section), row[n:])
-        cards.append(card)
-    return cards
-
-
-def _state_models(rows) -> list[CardState]:
-    n = len(_columns(CardState))
-    states = []
-    for row, card in zip(rows, _card_models(row[n:] for row in rows), strict=True):
-        state = CardState.from_db(DEFAULT_DB_ALIAS, _columns(CardState), row[:n])
-        state.card = card
-        states.append(state)
-    return states
 
 
 # --- a set of cards: "review these" ----------------------------------------------------------

@@ -2,14 +2,13 @@
 one-statement queue (apps.study.queue) to be tested against."""
 
 from apps.accounts.models import profile_for
-from apps.study import queue as study_queue
-from apps.study import scheduler, selectors
+from apps.study import queue_sql, scheduler, selectors
 
 
 def reference_queue(user, deck=None, *, now):
     zone = profile_for(user).zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
-    lists = study_queue._Lists(user, deck, start, end, None)
+    lists = queue_sql.QueueLists(user, deck, start, end, None)
     day = selectors.today(user, now)
     redrills = lists.redrills.select_related("card", "card__section")
     reviews = lists.reviews.select_related("card", "card__section")
