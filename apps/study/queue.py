@@ -7,9 +7,9 @@ order up to what is left of the day's new-card limit, then the cards the intervi
 today that SM-2 has not made due ("for your interview", `apps.study.interview.planned_today`).
 "Today" is always the learner's local day (`profile.time_zone`).
 
-Built from querysets on Django's public API (the lists and statements are in queue_sql.py). A fixed number of queries whatever the number of
-cards, states and planned cards (pinned by tests): the whole queue is one statement (a UNION of
-the lists), the next card two.
+Built from querysets on Django's public API (the lists and statements are in queue_sql.py). A
+fixed number of queries whatever the number of cards, states and planned cards (pinned by tests):
+the whole queue is one statement (a UNION of the lists), the next card two.
 
 One exception to the public API, kept in apps/study/compiled_sql.py (one function): the next
 card's two statements and the whole queue's UNION are compiled to SQL once per shape and run
