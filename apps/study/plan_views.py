@@ -44,7 +44,9 @@ def _context(request, notice: str = "") -> dict:
     ]
     context |= {
         "chart": charts.paired_bar_chart(planned, done, labels),
-        "chart_every": max(1, len(days) // 8),
+        # A label a week (two weeks and more on long plans), on today's bar: 20 px a day holds
+        # no "26 Nov" per day, and a week back from today is the first bar.
+        "chart_every": PAST_DAYS * max(1, round(len(days) / 8 / PAST_DAYS)),
         "planned_total": sum(planned[PAST_DAYS:]),
         "sections": sections,
         "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections[:3]],

@@ -137,6 +137,10 @@ def _review_context(
     }
     if item is None:
         context["next_steps"] = selectors.next_steps(request.user, deck)
+        if not card_ids and profile_for(request.user).interview_date is not None:
+            # The queue served the plan's cards that have a schedule; what is left of today's
+            # plan are new cards past the daily new-card limit, which the plan page introduces.
+            context["plan_left"] = len(interview.planned_today(request.user, to_study.now))
     if item is not None:
         now, zone = to_study.now, to_study.zone
         schedule = item.schedule or scheduler.new_state(now)

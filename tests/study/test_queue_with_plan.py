@@ -2,6 +2,7 @@
 gets the plan's cards "for your interview" in /api/study/queue/, grades them there, and they
 leave today's queue while SM-2's schedule stays as it was."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -69,3 +70,24 @@ def test_the_queue_with_a_plan_issues_the_same_queries_for_5_or_50_cards(
     learn_all(alice, SimpleNamespace(cards=small_deck.cards.filter(slug__startswith="extra-")))
     assert len(interview.planned_today(alice)) > 5
     assert count() == small
+
+
+def test_past_the_new_card_limit_the_review_page_sends_the_plans_new_cards_to_the_plan(
+    client, alice, small_deck
+):
+    """The main queue keeps the learner's daily new-card limit; what the plan introduces beyond
+    it is said, with its number, when the queue is done, and the plan page serves it."""
+    plan_for(alice, days=1, budget=30, target=99)
+    profile = alice.profile
+    profile.new_cards_per_day = 1
+    profile.save()
+    client.force_login(alice)
+    page = client.get("/study/review/").content.decode()
+    card = int(re.search(r'name="card" value="(\d+)"', page).group(1))
+    client.post("/study/review/", {"card": card, "grade": 4})
+    left = interview.planned_today(alice)
+    assert left and card not in left  # the plan still asks for new cards today
+    done = client.get("/study/review/").content.decode()
+    assert f"introduces {len(left)} more new card" in done
+    plan_page = client.get("/study/plan/").content.decode()
+    assert f'data-card="{left[0]}"' in plan_page
