@@ -5,12 +5,11 @@ changes nothing; queries pinned and flat in the number of cards. And the queue's
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.study import interview, services
 from apps.study.models import CardState, ReviewLog
+from tests.queries import queries_of_get
 from tests.study.test_plan_pages import _grow, learn_all, plan_for
 
 pytestmark = pytest.mark.django_db
@@ -91,9 +90,7 @@ def test_the_plan_api_issues_the_same_queries_for_5_or_50_cards(
     client.get(URL)
 
     def count():
-        with CaptureQueriesContext(connection) as ctx:
-            assert client.get(URL).status_code == 200
-        return len(ctx.captured_queries)
+        return queries_of_get(client, URL)
 
     # session, user; profile, fitted parameters, states, cards, reviews
     with django_assert_num_queries(7):

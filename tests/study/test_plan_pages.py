@@ -14,6 +14,7 @@ from apps.accounts.models import profile_for
 from apps.decks.models import Card, Section
 from apps.study import interview, memory, services
 from apps.study.models import CardState, ReviewLog
+from tests.queries import queries_of_get
 
 pytestmark = pytest.mark.django_db
 URL = "/study/plan/"
@@ -125,9 +126,7 @@ def test_the_plan_page_issues_the_same_queries_for_5_or_50_cards(client, alice, 
     client.get(URL)
 
     def count():
-        with CaptureQueriesContext(connection) as ctx:
-            assert client.get(URL).status_code == 200
-        return len(ctx.captured_queries)
+        return queries_of_get(client, URL)
 
     small = count()
     _grow(small_deck, 45)

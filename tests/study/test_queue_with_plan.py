@@ -6,11 +6,10 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from apps.study import interview
 from apps.study.models import CardState, ReviewLog
+from tests.queries import queries_of_get
 from tests.study.test_plan_pages import _grow, learn_all, plan_for
 
 pytestmark = pytest.mark.django_db
@@ -58,9 +57,7 @@ def test_the_queue_with_a_plan_issues_the_same_queries_for_5_or_50_cards(
     api_client, alice, small_deck
 ):
     def count():
-        with CaptureQueriesContext(connection) as ctx:
-            assert api_client.get(QUEUE).status_code == 200
-        return len(ctx.captured_queries)
+        return queries_of_get(api_client, QUEUE)
 
     learn_all(alice, small_deck)
     plan_for(alice, days=1, budget=30, target=99)
