@@ -250,11 +250,20 @@ def undo(request):
     except services.StudyError as exc:
         context = _review_context(request, deck, since=since, notice=str(exc), done=done)
     else:
-        card = Card.objects.select_related("section").get(pk=log.card_id)
-        item = queue.queue_item(request.user, card)
-        notice = f"Undid grade {log.grade} on this card; grade it again."
         done = max(0, done - 1) if done is not None else None
-        context = _review_context(request, deck, since=since, item=item, notice=notice, done=done)
+        # Card.objects leaves out retired cards: an author may have retired it since the review.
+        card = Card.objects.select_related("section").filter(pk=log.card_id).first()
+        if card is None:
+            notice = (
+                f"Undid grade {log.grade}; that card has since left the deck, so it is not shown."
+            )
+            context = _review_context(request, deck, since=since, notice=notice, done=done)
+        else:
+            item = queue.queue_item(request.user, card)
+            notice = f"Undid grade {log.grade} on this card; grade it again."
+            context = _review_context(
+                request, deck, since=since, item=item, notice=notice, done=done
+            )
     if not request.htmx:
         return redirect(context["grade_url"])
     return _render_review(request, context)

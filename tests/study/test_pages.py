@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from apps.decks.models import Card
 from apps.study.models import CardState, ReviewLog
 from apps.study.services import review_record
 
@@ -211,3 +212,18 @@ def test_a_card_of_a_draft_deck_cannot_be_graded_until_staff_posts_it(
     assert response.status_code == 302
     assert ReviewLog.objects.filter(user=staff, card=task).exists()
     assert not ReviewLog.objects.filter(user=alice).exists()
+
+
+def test_undo_of_a_card_an_author_retired_since_says_so(alice_client, alice, small_deck):
+    html = alice_client.get("/study/review/ray-basics/").content.decode()
+    alice_client.post(
+        "/study/review/ray-basics/", {**form_values(html), "grade": "5"}, HTTP_HX_REQUEST="true"
+    )
+    graded = CardState.objects.get(user=alice).card_id
+    Card.all_objects.filter(pk=graded).update(retired_at=timezone.now())
+    response = alice_client.post(
+        "/study/review/undo/", {"deck": "ray-basics"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert "that card has since left the deck" in response.content.decode()
+    assert not CardState.objects.filter(user=alice).exists()  # the undo itself happened
