@@ -131,3 +131,16 @@ def test_the_api_refuses_a_bad_patch_and_changes_nothing(as_alice, alice, small_
     assert response.status_code == 200 and response.json()["suspended"] is False  # nothing named
     assert as_alice.patch("/api/cards/999999/state/", {"suspended": True}).status_code == 404
     assert not CardState.objects.filter(user=alice).exists()
+
+
+def test_an_api_client_sees_the_leech_in_the_cards_state(api_client, alice, small_deck):
+    """The review body is DESIGN's contract and stays as it is; the card's state says it."""
+    card = small_deck.cards.get(slug="ray-task")
+    lapse(alice, card, 7, start=timezone.now() - timedelta(days=20))
+    api_client.force_authenticate(alice)
+    state = f"/api/cards/{card.pk}/state/"
+    assert api_client.get(state).json()["leech"] is False
+    review = api_client.post("/api/reviews/", {"card": card.pk, "grade": 1}, format="json")
+    assert review.status_code == 201
+    assert set(review.json()) == {"id", "card", "grade", "reviewed_at", "state"}
+    assert api_client.get(state).json()["leech"] is True
