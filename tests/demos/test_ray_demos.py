@@ -201,7 +201,9 @@ def test_a_deadline_stops_a_demo_and_frees_the_cluster(ray_cluster):
         run_demo("tasks-vs-actors", {"n_items": 64, "work_ms": 500}, lambda p: None,
                  deadline=Deadline(1.0))  # fmt: skip
     assert time.monotonic() - start < 5
-    deadline = time.monotonic() + 10
+    # Force-cancelled tasks give their CPU back when Ray has reaped their worker processes: a
+    # moment on an idle machine, once over 10 s on a loaded CI machine.
+    deadline = time.monotonic() + 30
     while ray_cluster.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert ray_cluster.available_resources().get("CPU", 0) == 2
