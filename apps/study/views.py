@@ -188,6 +188,9 @@ def index(request):
         "due": sum(d.due["due"] for d in decks),
         "new": sum(d.due["new"] for d in decks),
     }
+    if profile_for(request.user).interview_date is not None:
+        # What the queue serves "for your interview" after the due and new cards.
+        total["plan"] = queue.queue(request.user, size=1).counts.get("plan", 0)
     suspended = selectors.suspended_cards(request.user)
     context = {"decks": decks, "total": total, "suspended": suspended}
     return render(request, "study/index.html", context)

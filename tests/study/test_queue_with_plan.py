@@ -88,3 +88,15 @@ def test_past_the_new_card_limit_the_review_page_sends_the_plans_new_cards_to_th
     assert f"introduces {len(left)} more new card" in done
     plan_page = client.get("/study/plan/").content.decode()
     assert f'data-card="{left[0]}"' in plan_page
+
+
+def test_the_study_page_counts_what_the_queue_serves_for_the_interview(
+    client, api_client, alice, small_deck
+):
+    learn_all(alice, small_deck)
+    plan_for(alice, days=1, budget=30, target=99)
+    api_client.force_authenticate(alice)
+    served = api_client.get(QUEUE).json()["counts"]["plan"]
+    client.force_login(alice)
+    page = client.get("/study/").content.decode()
+    assert served and f'<strong id="plan-count">{served}</strong> for your interview' in page
