@@ -226,6 +226,11 @@ class ImportSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {name: f"unknown field {name!r} (allowed: {allowed})"}
             )
+        # A form field sent twice (title=a&title=b) is ambiguous: refused, not "the last one".
+        getlist = getattr(self.initial_data, "getlist", None)
+        for name in self.fields if getlist else ():
+            if len(getlist(name)) > 1:
+                raise serializers.ValidationError({name: f"give {name} once, not several times"})
         return attrs
 
 

@@ -52,3 +52,36 @@ def test_a_number_for_text_or_a_boolean_is_refused(alice_api, url, body):
     url = url.format(revision=Revision.objects.order_by("pk").first().pk)
     response = alice_api.post(url, body, format="json")
     assert response.status_code == 400, response.content
+
+
+CSV = b"slug,front,back,section,tags\nc1,Q?,A.,basics,\n"
+
+
+@pytest.mark.parametrize("url", ["/api/author/import/", "/api/author/imports/"])
+@pytest.mark.parametrize(
+    "query, fields, refused",
+    [
+        ("", [("title", "One"), ("title", "Two")], "title"),  # a field twice: which one?
+        ("?dry_run=1&dry_run=0", [("title", "One")], "dry_run"),
+        ("?dry_runs=1", [("title", "One")], "dry_runs"),  # misspelt: would have imported
+    ],
+)
+def test_an_import_with_a_repeated_field_or_an_unknown_parameter_is_a_400(
+    url, query, fields, refused
+):
+    """The fuzzer sent title twice and an unknown query parameter, and a job was queued (202)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.authoring.models import ImportJob
+
+    world = world_build()
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {world.tokens['staff']}")
+    jobs = ImportJob.objects.count()
+    body = {"deck": "fuzzed", "file": SimpleUploadedFile("deck.csv", CSV)}
+    for name, value in fields:  # a list is sent as the field repeated
+        body[name] = [*body.get(name, []), value]
+    response = api.post(url + query, body, format="multipart")
+    assert response.status_code == 400, response.content[:300]
+    assert refused in response.json()
+    assert ImportJob.objects.count() == jobs  # nothing queued

@@ -88,6 +88,15 @@ INLINE_IMPORT_MAX_BYTES = services.INLINE_IMPORT_MAX_BYTES
 
 
 def dry_run_param(request) -> bool:
+    """?dry_run, the one query parameter an import takes; any other is refused, as the schema
+    says, and so is dry_run given twice."""
+    for name in request.query_params:
+        if name != "dry_run":
+            raise ValidationError(
+                {name[:40]: f"unknown query parameter {name[:40]!r} (allowed: dry_run)"}
+            )
+    if len(request.query_params.getlist("dry_run")) > 1:
+        raise ValidationError({"dry_run": "give dry_run once, not several times"})
     value = request.query_params.get("dry_run", "").strip().lower()
     if value in ("1", "true", "yes"):
         return True
