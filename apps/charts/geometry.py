@@ -45,8 +45,10 @@ class Scale:
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """About `count` round steps (1, 2, 2.5 or 5 times a power of ten) from at or below `low`
-    to at or above `high`: the axis spans the first tick to the last. A range narrower than a
-    billionth of its values (or empty) is drawn as if it were wider, so steps stay resolvable."""
+    to at or above `high`, each end within a millionth of a step (float noise, far below a
+    pixel: 0.3 / 0.1 is 2.9999999999999996, and 0.3 still gets a tick of its own): the axis
+    spans the first tick to the last. A range narrower than a billionth of its values (or empty)
+    is drawn as if it were wider, so steps stay resolvable."""
     resolution = 1e-9 * max(1.0, abs(low), abs(high))
     if not high - low >= resolution:
         high = low + max(1.0, count * resolution)
@@ -54,7 +56,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     digits = max(10, 3 - math.floor(math.log10(step)))  # enough for the step, none of the noise
-    first = math.floor(low / step + 1e-9) * step
+    first = math.floor(low / step + 1e-6) * step
     ticks = [round(first, digits)]
     while ticks[-1] < high - step * 1e-6:
         ticks.append(round(first + len(ticks) * step, digits))
