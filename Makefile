@@ -13,12 +13,13 @@ RUN_PROCESSES ?=
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-anki ray-cluster ray-cluster-stop ray-cluster-status
 
-# The rllib extra too (ray[rllib], torch==2.13.0 pinned: pip takes its CPU wheel here), so the
-# RLlib PPO demo runs from the first `make run`.
+# The rllib and fit extras too (ray[rllib]; fsrs's optimizer with pandas and tqdm; torch==2.13.0
+# pinned: pip takes its CPU wheel here), so the RLlib PPO demo runs and the worker fits each
+# learner's memory model from the first `make run`.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev,rllib]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev,rllib,fit]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -21,3 +21,14 @@ def test_env_files_never_enter_the_image():
     ignored = (DEPLOY / "Dockerfile.dockerignore").read_text().split()
     assert "**/.env" in ignored and "**/.env.*" in ignored
     assert ".git" in ignored and ".venv" in ignored
+
+
+def test_the_image_has_the_extras_make_install_has():
+    # Without them production silently loses the RLlib demo and the learners' own memory fits.
+    [extras] = re.findall(r"^ARG EXTRAS=(\S+)$", DOCKERFILE, re.MULTILINE)
+    assert set(extras.split(",")) == {"rllib", "fit"}
+    assert '".[${EXTRAS}]"' in DOCKERFILE
+    makefile = (DEPLOY.parent / "Makefile").read_text()
+    assert "-e '.[dev,rllib,fit]'" in makefile
+    # torch is pinned to its CPU build, found only on PyTorch's CPU index
+    assert "download.pytorch.org/whl/cpu" in DOCKERFILE
