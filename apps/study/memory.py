@@ -140,10 +140,11 @@ class Calibration:
     test_start: datetime | None = None  # the first held-out review
     # (predicted, recalled, days since the card's last review / its stability) per held-out one
     test_pairs: tuple[tuple[float, bool, float], ...] = ()
-    # Which parameters were scored: DEFAULTS (FSRS's), or HOLDOUT (the learner's own, fitted on
-    # the reviews before `split` only, so none of the scored ones). `defaults_reason` says why
-    # the defaults when the learner has a fit: see `apps.study.interview.calibration`.
-    model: str = DEFAULTS
+    # Which parameters were scored, as the caller who chose them says (`calibration` itself
+    # cannot know how parameters were fitted; apps.study.interview.calibration sets both):
+    # DEFAULTS (FSRS's), or HOLDOUT (the learner's own, fitted on the reviews before `split`
+    # only, so on none of the scored ones); `defaults_reason` says why the defaults.
+    model: str = ""
     defaults_reason: str = ""
     split: datetime | None = None  # held out: the qualifying reviews at or after this moment
 
