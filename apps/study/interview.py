@@ -370,7 +370,9 @@ def memory_fit_run(*, user_id: int) -> bool:
     (the planner's), then the held-out fit on the reviews before `memory.holdout_split` only
     (the stats page's calibration), stored with that split. Claimed first, so two workers
     never fit the same learner at once; a claim older than an hour is taken over. Idempotent: a
-    rerun refits and replaces. True when the full fit moved off the defaults."""
+    rerun refits and replaces, or does nothing while the last fit is not due for a refit (a
+    page asks on every view until the worker has run). True when the full fit moved off the
+    defaults."""
     now = timezone.now()
     MemoryFit.objects.get_or_create(user_id=user_id)
     stale = now - timedelta(hours=1)
@@ -389,6 +391,8 @@ def memory_fit_run(*, user_id: int) -> bool:
             .values_list("card_id", "grade", "reviewed_at", "duration_ms")
         ]
         row = MemoryFit.objects.filter(user_id=user_id)
+        if not _fit_due(row.values(*FIT_FIELDS).get(), len(reviews)):
+            return False  # a duplicate of a fit done since it was asked for (pages ask again)
         parameters = memory.fit_parameters(reviews)
         if parameters is not None:  # stored first: a time limit in the second fit keeps it
             row.update(parameters=list(parameters), fitted_at=timezone.now())

@@ -195,6 +195,10 @@ def test_the_worker_stores_the_split_calibration_uses(alice, small_deck):
     assert fit.parameters == [] and fit.holdout_parameters == []
     row = MemoryFit.objects.filter(user=alice).values(*interview.FIT_FIELDS).get()
     assert not interview._fit_due(row, 400) and interview._fit_due(row, 480)
+    # A second task asked for before the first ran finds nothing due and leaves the row.
+    fitted = MemoryFit.objects.values().get(user=alice)
+    assert interview.memory_fit_run(user_id=alice.pk) is False
+    assert MemoryFit.objects.values().get(user=alice) == fitted
 
 
 @NEEDS_OPTIMIZER
@@ -218,12 +222,12 @@ def test_the_worker_fits_without_the_held_out_reviews(alice, small_deck):
 @pytest.mark.parametrize(
     ("row", "says"),
     [
-        (None, "FSRS defaults: your own parameters are not fitted yet."),
-        ({"parameters": FULL}, "FSRS defaults: your own parameters were fitted on all your"),
+        (None, "FSRS defaults (your own parameters are not fitted yet)."),
+        ({"parameters": FULL}, "FSRS defaults. Your own parameters were fitted on all your"),
         ({"parameters": FULL, "holdout_parameters": []}, "are too few to fit your own"),
         (
             {"parameters": FULL, "holdout_parameters": HELD},
-            "your parameters, fitted without the reviews scored here (only on your reviews before",
+            "your parameters, fitted without the reviews scored here (on your reviews before",
         ),
     ],
 )
