@@ -14,7 +14,7 @@ from apps.demos.selectors import live_demos_by_card
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, charts, interview, progress
+from apps.study import browse, charts, interview, progress, tasks
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
@@ -67,6 +67,10 @@ def stats(request: HttpRequest) -> HttpResponse:
     """Study's figures (heatmap, forecast, retention, mastery, leeches, calibration) beside each
     deck's readiness, which counts the quizzes' knowledge checks."""
     data = selectors.stats(request.user)
+    # Held-out calibration, and a refit asked for when one is due (an old fit without held-out
+    # parameters shows the defaults until then), from the same two queries.
+    calibration, fit_due = interview.calibration_and_fit_due(request.user)
+    tasks.memory_fit_enqueue(request.user, due=fit_due)
     heatmap = charts.year_heatmap(data.per_day, data.today)
     labels = [
         "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
@@ -84,7 +88,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
-        "calibration": interview.calibration(request.user),
+        "calibration": calibration,
         "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,

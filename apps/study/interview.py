@@ -16,7 +16,7 @@ model learns from it) and leaves the SM-2 schedule exactly as it was, like cram 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -291,31 +291,88 @@ def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int,
     return out
 
 
-def calibration(user) -> memory.Calibration | None:
-    """The memory model's predictions against this learner's outcomes (held-out reviews), or None
-    until CALIBRATION_MIN_REVIEWS reviews can be scored. Two queries."""
-    model, _ = _model(user)
-    result = memory.calibration([r for r, _ in _reviews(user)], model)
+# Why calibration scored FSRS's defaults (memory.Calibration.defaults_reason).
+NOT_FITTED = "not fitted"  # no parameters of the learner's own (yet)
+FITTED_ON_ALL = "fitted on all"  # an old fit, made from every review: a refit is due
+TOO_FEW = "too few"  # the reviews before the split are too few for the optimizer
+
+
+def _calibration_choice(row: dict | None) -> tuple[tuple[float, ...] | None, datetime | None, str]:
+    """Which parameters calibration scores, from when, and why the defaults: (the learner's
+    held-out parameters or None for FSRS's defaults, the split of their fit or None for
+    `memory.holdout_split` of today's reviews, one of the reasons above or ""). Never the full
+    fit: it has seen the reviews it would be scored on."""
+    if row is None or not row["parameters"]:
+        return None, None, NOT_FITTED
+    if row["holdout_split_at"] is None:
+        return None, None, FITTED_ON_ALL
+    if not row["holdout_parameters"]:
+        return None, row["holdout_split_at"], TOO_FEW
+    return tuple(row["holdout_parameters"]), row["holdout_split_at"], ""
+
+
+def _fit_due(row: dict | None, count: int) -> bool:
+    """With `count` reviews, whether the worker should (re)fit (the optimizer and the
+    FIT_MIN_REVIEWS floor aside): no fit yet, an old fit without held-out parameters, or 20%
+    more reviews than the last fit (or attempt at one) used."""
+    if row is None:
+        return True
+    if row["parameters"] and row["holdout_split_at"] is None:
+        return True
+    return count >= row["reviews"] * REFIT_GROWTH
+
+
+FIT_FIELDS = ("parameters", "holdout_parameters", "holdout_split_at", "reviews")
+
+
+def calibration_and_fit_due(user) -> tuple[memory.Calibration | None, bool]:
+    """`calibration`, and whether a (re)fit is due (`memory_fit_due`), from the same two
+    queries: the fit row and the reviews."""
+    row = MemoryFit.objects.filter(user=user).values(*FIT_FIELDS).first()
+    reviews = [r for r, _ in _reviews(user)]
+    due = (
+        memory.optimizer_available()
+        and len(reviews) >= memory.FIT_MIN_REVIEWS
+        and _fit_due(row, len(reviews))
+    )
+    parameters, split, why = _calibration_choice(row)
+    result = memory.calibration(reviews, MemoryModel(parameters), split=split)
     if result is None or result.count < CALIBRATION_MIN_REVIEWS:
-        return None
-    return result
+        return None, due
+    if parameters is None:
+        return replace(result, model=memory.DEFAULTS, defaults_reason=why), due
+    return replace(result, model=memory.HOLDOUT), due
+
+
+def calibration(user) -> memory.Calibration | None:
+    """The memory model's predictions against this learner's outcomes on held-out reviews, or
+    None until CALIBRATION_MIN_REVIEWS reviews can be scored. The model never saw the reviews it
+    is scored on: FSRS's defaults, or the learner's parameters fitted by the worker on the
+    reviews before the split only (`MemoryFit.holdout_parameters`), scored from that split on;
+    `model` and `defaults_reason` say which and why. Two queries."""
+    return calibration_and_fit_due(user)[0]
 
 
 def memory_fit_due(user) -> bool:
     """Whether the worker should (re)fit this learner's parameters: enough reviews, the optimizer
-    installed, and no fit yet or 20% more reviews since the last one."""
+    installed, and no fit yet, an old fit without held-out parameters, or 20% more reviews since
+    the last one. No query without the optimizer, one under FIT_MIN_REVIEWS, else two."""
     if not memory.optimizer_available():
         return False
     count = ReviewLog.objects.filter(user=user, undone_at=None).count()
     if count < memory.FIT_MIN_REVIEWS:
         return False
-    fit = MemoryFit.objects.filter(user=user).first()
-    return fit is None or count >= fit.reviews * REFIT_GROWTH
+    return _fit_due(MemoryFit.objects.filter(user=user).values(*FIT_FIELDS).first(), count)
 
 
 def memory_fit_run(*, user_id: int) -> bool:
-    """Fit and store a learner's parameters (the worker's side). Claimed first, so two workers
-    never fit the same learner at once; a claim older than an hour is taken over."""
+    """Fit and store a learner's parameters (the worker's side): the full fit on every review
+    (the planner's), then the held-out fit on the reviews before `memory.holdout_split` only
+    (the stats page's calibration), stored with that split. Claimed first, so two workers
+    never fit the same learner at once; a claim older than an hour is taken over. Idempotent: a
+    rerun refits and replaces, or does nothing while the last fit is not due for a refit (a
+    page asks on every view until the worker has run). True when the full fit moved off the
+    defaults."""
     now = timezone.now()
     MemoryFit.objects.get_or_create(user_id=user_id)
     stale = now - timedelta(hours=1)
@@ -333,11 +390,22 @@ def memory_fit_run(*, user_id: int) -> bool:
             .order_by("reviewed_at")
             .values_list("card_id", "grade", "reviewed_at", "duration_ms")
         ]
+        row = MemoryFit.objects.filter(user_id=user_id)
+        if not _fit_due(row.values(*FIT_FIELDS).get(), len(reviews)):
+            return False  # a duplicate of a fit done since it was asked for (pages ask again)
         parameters = memory.fit_parameters(reviews)
-        if parameters is not None:
-            MemoryFit.objects.filter(user_id=user_id).update(
-                parameters=list(parameters), reviews=len(reviews), fitted_at=timezone.now()
-            )
+        if parameters is not None:  # stored first: a time limit in the second fit keeps it
+            row.update(parameters=list(parameters), fitted_at=timezone.now())
+        # No review a day after the previous one: none will be scored before the next one,
+        # so every review so far may train the held-out fit.
+        split = memory.holdout_split(reviews) or now
+        training = [r for r in reviews if r.at < split]
+        holdout = memory.fit_parameters(training) if parameters is not None else None
+        # The attempt is recorded even without a fit, so memory_fit_due waits for 20% more
+        # reviews instead of asking again on every page.
+        row.update(
+            holdout_parameters=list(holdout or ()), holdout_split_at=split, reviews=len(reviews)
+        )
         return parameters is not None
     finally:
         MemoryFit.objects.filter(user_id=user_id).update(claimed_at=None)

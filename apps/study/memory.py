@@ -34,6 +34,8 @@ RATINGS = {
 PASS_GRADE = 3
 DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.Scheduler().parameters)
 FIT_MIN_REVIEWS = 500
+# The share of the scored reviews (the most recent ones) that calibration holds out.
+HELD_OUT = 0.3
 # Log loss of a prediction of exactly 0 or 1 that turns out wrong is infinite.
 EPSILON = 1e-4
 
@@ -116,6 +118,10 @@ def fit_parameters(reviews: Sequence[Review]) -> tuple[float, ...] | None:
     return None if fitted == DEFAULT_PARAMETERS else fitted
 
 
+# Which parameters a calibration scored (`Calibration.model`).
+DEFAULTS, HOLDOUT = "defaults", "holdout"
+
+
 @dataclass(frozen=True)
 class CalibrationBin:
     low: float
@@ -134,32 +140,78 @@ class Calibration:
     test_start: datetime | None = None  # the first held-out review
     # (predicted, recalled, days since the card's last review / its stability) per held-out one
     test_pairs: tuple[tuple[float, bool, float], ...] = ()
+    # Which parameters were scored, as the caller who chose them says (`calibration` itself
+    # cannot know how parameters were fitted; apps.study.interview.calibration sets both):
+    # DEFAULTS (FSRS's), or HOLDOUT (the learner's own, fitted on the reviews before `split`
+    # only, so on none of the scored ones); `defaults_reason` says why the defaults.
+    model: str = ""
+    defaults_reason: str = ""
+    split: datetime | None = None  # held out: the qualifying reviews at or after this moment
 
 
-def calibration(
-    reviews: Sequence[Review], model: MemoryModel, *, bins: int = 5, held_out: float = 0.3
-) -> Calibration | None:
-    """How well the model's predictions match the learner's outcomes. Every review is predicted
-    from that card's earlier reviews only (never from itself or later ones); the score is taken on
-    the most recent `held_out` share of the reviews that come a day or more after the card's
-    previous review (same-day re-drills are predicted as certain and tell nothing). None when no
-    review qualifies."""
+def _qualifying(reviews: Iterable[Review]) -> dict[int, list[tuple[Review, bool]]]:
+    """Each card's reviews in time order, each with whether it can be scored: it comes a day or
+    more (24 hours) after the card's previous review. Which reviews qualify depends on the
+    times only, never on the model's parameters."""
     by_card: dict[int, list[Review]] = {}
     for review in reviews:
         by_card.setdefault(review.card_id, []).append(review)
-    scored: list[tuple[datetime, float, bool, float]] = []
+    out = {}
     for card_id, history in by_card.items():
-        card = None
-        for review in sorted(history, key=lambda r: r.at):
-            elapsed = (review.at - card.last_review).days if card is not None else 0
-            if card is not None and elapsed >= 1:
-                p = model.recall(card, review.at)
-                scored.append((review.at, p, review.recalled, elapsed / card.stability))
-            card = model.reviewed(card, review.grade, review.at, card_id=card_id)
-    if not scored:
+        history.sort(key=lambda r: r.at)
+        out[card_id] = [
+            (r, i > 0 and (r.at - history[i - 1].at).days >= 1) for i, r in enumerate(history)
+        ]
+    return out
+
+
+def holdout_split(reviews: Iterable[Review], *, held_out: float = HELD_OUT) -> datetime | None:
+    """The moment the held-out reviews begin: the time of the first of the most recent
+    `held_out` share of the qualifying reviews (those a day or more after the card's previous
+    one). `calibration` scores the qualifying reviews at or after it; the worker's held-out fit
+    (`apps.study.interview.memory_fit_run`) learns only from the reviews before it. One
+    function for both, so the fit and the score can never disagree on the split. None when no
+    review qualifies."""
+    times = sorted(r.at for history in _qualifying(reviews).values() for r, ok in history if ok)
+    if not times:
         return None
-    scored.sort(key=lambda s: s[0])
-    test = scored[len(scored) - max(1, round(len(scored) * held_out)) :]
+    return times[len(times) - max(1, round(len(times) * held_out))]
+
+
+def calibration(
+    reviews: Sequence[Review],
+    model: MemoryModel,
+    *,
+    bins: int = 5,
+    held_out: float = HELD_OUT,
+    split: datetime | None = None,
+) -> Calibration | None:
+    """How well the model's predictions match the learner's outcomes. Every review is predicted
+    from that card's earlier reviews only (never from itself or later ones); the score is taken on
+    the reviews that come a day or more after the card's previous review (same-day re-drills are
+    predicted as certain and tell nothing) at or after `split`, by default `holdout_split` (the
+    most recent `held_out` share of them). A model fitted on reviews must be scored with the
+    split its fit left out (`split=`): then it never saw the reviews it is scored on. None when
+    no review is scored."""
+    cards = _qualifying(reviews)
+    if split is None:
+        split = holdout_split(
+            (r for history in cards.values() for r, _ in history), held_out=held_out
+        )
+        if split is None:
+            return None
+    test: list[tuple[datetime, float, bool, float]] = []
+    for card_id, history in cards.items():
+        card = None
+        for review, qualifies in history:
+            if qualifies and review.at >= split:
+                p = model.recall(card, review.at)
+                elapsed = (review.at - card.last_review).days
+                test.append((review.at, p, review.recalled, elapsed / card.stability))
+            card = model.reviewed(card, review.grade, review.at, card_id=card_id)
+    if not test:
+        return None
+    test.sort(key=lambda s: s[0])
     loss = _log_loss([(p, y) for _, p, y, _ in test])
     share = sum(y for _, _, y, _ in test) / len(test)
     base = _log_loss([(share, y) for _, _, y, _ in test])
@@ -184,6 +236,7 @@ def calibration(
         base_rate_log_loss=base,
         test_start=test[0][0],
         test_pairs=tuple((p, y, ratio) for _, p, y, ratio in test),
+        split=split,
     )
 
 

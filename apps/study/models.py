@@ -155,8 +155,23 @@ class MemoryFit(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_fit"
     )
     parameters = models.JSONField(default=list, help_text="21 FSRS-6 parameters; [] = defaults.")
-    reviews = models.PositiveIntegerField(default=0, help_text="Reviews the fit was made from.")
+    reviews = models.PositiveIntegerField(
+        default=0, help_text="Reviews the last fit (or attempt at one) was made from."
+    )
     fitted_at = models.DateTimeField(null=True, blank=True)
+    # The stats page's calibration scores a model that never saw the reviews it scores: these
+    # parameters are fitted on the reviews before `holdout_split_at` only (memory.holdout_split),
+    # and calibration scores the reviews from then on. The planner keeps the full `parameters`.
+    holdout_parameters = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Fitted on the reviews before holdout_split_at only; [] = too few to fit.",
+    )
+    holdout_split_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Where the held-out reviews begin; empty on a fit made before held-out fits.",
+    )
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="A worker is fitting.")
 
     def __str__(self) -> str:

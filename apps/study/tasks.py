@@ -21,14 +21,16 @@ from apps.study import interview
     time_limit=660,
 )
 def memory_fit_task(user_id: int) -> bool:
-    """Fit a learner's own FSRS parameters (idempotent: claimed, and a refit just replaces)."""
+    """Fit a learner's own FSRS parameters, on all their reviews and on those before the
+    held-out split (idempotent: claimed, and a refit just replaces both)."""
     return interview.memory_fit_run(user_id=user_id)
 
 
-def memory_fit_enqueue(user) -> bool:
+def memory_fit_enqueue(user, *, due: bool | None = None) -> bool:
     """Ask the worker to fit the learner's parameters if it is due (after the transaction
-    commits); True if it was asked."""
-    if not interview.memory_fit_due(user):
+    commits); True if it was asked. `due`: the answer of `interview.memory_fit_due` when the
+    caller has it already (the stats page, from `interview.calibration_and_fit_due`)."""
+    if not (interview.memory_fit_due(user) if due is None else due):
         return False
     transaction.on_commit(lambda: memory_fit_task.delay(user.pk))
     return True
