@@ -28,7 +28,7 @@ def reference_queue(user, deck=None, *, now):
 def reference_new(user, deck, start) -> tuple[list[Card], int]:
     """Every unseen card in use (published decks, or the deck) in id order, less the buried
     siblings: a card of a note reviewed today waits (counted), and so does every unseen card of a
-    note after its first. A card without a note_slug has no siblings."""
+    note after its first. Basic cards and cards without a note_slug have no siblings."""
     cards = Card.objects.filter(deck__is_published=True) if deck is None else deck.cards.all()
     seen = set(CardState.objects.filter(user=user).values_list("card_id", flat=True))
     logs = ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
@@ -37,7 +37,7 @@ def reference_new(user, deck, start) -> tuple[list[Card], int]:
     for card in cards.order_by("id"):
         if card.pk in seen:
             continue
-        note = (card.deck_id, card.note_slug) if card.note_slug else None
+        note = (card.deck_id, card.note_slug) if card.note_slug and card.kind != "basic" else None
         if note in studied:
             buried += 1
         elif note is None or note not in introduced:

@@ -3,15 +3,19 @@ introduced on the same day, a review buries its note's new cards until tomorrow,
 un-buries them, due siblings are still served (just not right after each other), and what the
 API and the review page count is what they serve."""
 
+import contextlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connections
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
 from apps.study import compiled_sql, queue
-from apps.study.services import card_suspend, review_record, review_undo
+from apps.study.models import CardState, NewCardCursor, ReviewLog
+from apps.study.services import StudyError, card_suspend, review_record, review_undo
 from tests.study.queue_reference import reference_queue
 
 pytestmark = pytest.mark.django_db
@@ -206,3 +210,42 @@ def test_the_cached_sql_buries_as_the_queryset_does(alice, bob, notes_deck, monk
                         patch.setattr(compiled_sql, "CACHE_SQL", False)
                         fresh = queue.queue(user, deck, size=size, now=when)
                     assert (kinds(cached), cached.counts) == (kinds(fresh), fresh.counts)
+
+
+ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.integers(0, 3), st.integers(0, 14), st.integers(0, 5)),  # day, card, grade
+        st.just("undo"),
+    ),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(actions=ACTIONS, new_limit=st.integers(0, 6))
+def test_any_history_is_buried_as_the_reference_buries(alice, notes_deck, actions, new_limit):
+    """Whatever the learner graded and undid, on whichever days: the queue (whole and sized, in
+    the deck and across decks) is its reference, burying siblings included."""
+    CardState.objects.filter(user=alice).delete()
+    ReviewLog.objects.filter(user=alice).delete()
+    NewCardCursor.objects.filter(user=alice).delete()
+    profile = profile_for(alice)
+    profile.new_cards_per_day = new_limit
+    profile.save()
+    cards = list(notes_deck.cards.order_by("id"))
+    graded = [a for a in actions if a != "undo"]
+    days = iter(sorted(day for day, _, _ in graded))
+    now = T0
+    for n, action in enumerate(actions):
+        if action == "undo":
+            with contextlib.suppress(StudyError):
+                review_undo(user=alice, now=now)
+        else:
+            now = T0 + timedelta(days=next(days), minutes=n)
+            _, card, grade = action
+            with contextlib.suppress(StudyError):
+                review_record(user=alice, card=cards[card], grade=grade, now=now)
+        for deck in (notes_deck, None):
+            agrees_with_reference(alice, deck, now + timedelta(seconds=1))
