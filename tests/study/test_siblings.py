@@ -194,7 +194,7 @@ def test_the_api_and_the_review_page_count_what_they_serve(alice, api_client, cl
     assert body["limits"] == {"new": 4, "due": 200}
     client.force_login(alice)
     html = client.get("/study/review/notes/").content.decode()
-    assert "4 new" in html and "2 siblings tomorrow" in html
+    assert "4 new" in html and "2 buried" in html
 
 
 def test_the_cached_sql_buries_as_the_queryset_does(alice, bob, notes_deck, monkeypatch):
