@@ -69,7 +69,9 @@ class QueueItem:
 @dataclass
 class Queue:
     """The items to study, in order; `counts` are the full lengths of each list even when only
-    the first `size` items were loaded ("plan" only for a learner with an interview date)."""
+    the first `size` items were loaded ("plan" only for a learner with an interview date), and
+    "buried" (only when there are some) the new cards that wait for tomorrow because a card of
+    their note was reviewed today; they are in no list."""
 
     items: list[QueueItem]
     counts: dict[str, int]
@@ -79,7 +81,8 @@ class Queue:
 
     @property
     def total(self) -> int:
-        return sum(self.counts.values())
+        """The cards left to study today (not the buried ones, which wait for tomorrow)."""
+        return sum(n for kind, n in self.counts.items() if kind in KINDS)
 
     @property
     def next(self) -> QueueItem | None:
@@ -118,15 +121,28 @@ def _rows(key: tuple, shape: _Shape, build, *args) -> list:
 
 
 def queue(
-    user, deck: Deck | None = None, *, size: int | None = None, avoid: int | None = None, now=None
+    user,
+    deck: Deck | None = None,
+    *,
+    size: int | None = None,
+    avoid: int | Card | None = None,
+    now=None,
 ) -> Queue:
     """The learner's queue, across all published decks or in one deck.
 
     Without `size`, every item (one statement). With `size`, the first `size` items with their
     sections, as the review page shows them (two queries, three when they come from both states
-    and new cards). `avoid` (a card id, the one just graded) is moved behind the others unless
-    nothing else is left, so a card failed a moment ago does not come straight back."""
+    and new cards). `avoid` (the card just graded, or its id) is moved behind the others unless
+    nothing else is left, so a card failed a moment ago does not come straight back; given the
+    card, its siblings are kept from coming next as well (`_spaced`).
+
+    Siblings (the cards of one reverse or cloze note) are buried as Anki does: a new card waits
+    for tomorrow when a card of its note was reviewed today, and a note introduces one new card a
+    day (its first unseen one); the next note's new card takes the place of a buried one, so the
+    daily new-card limit is still met. Due cards are never buried (SM-2 serves what is due)."""
     now = now or timezone.now()
+    note = _note(avoid)
+    avoid = avoid.pk if isinstance(avoid, Card) else avoid
     profile = profile_for(user)
     zone = profile.zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
@@ -138,7 +154,8 @@ def queue(
     if size is None:
         items, done = _whole(shape, profile.reviews_per_day, new_limit)
     else:
-        items, done = _first(shape, profile.reviews_per_day, new_limit, size + bool(avoid))
+        target = size + bool(avoid) + (SIBLING_WINDOW if note else 0)
+        items, done = _first(shape, profile.reviews_per_day, new_limit, target)
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, profile.reviews_per_day - done["reviews_done"])
     if size is None:
@@ -154,10 +171,37 @@ def queue(
         items = _cut(items, counts)
     if planned is not None:
         counts["plan"] = done["plan"] if size is not None else len(_plan_items(items))
+    if done["buried"]:
+        counts["buried"] = done["buried"]
     if avoid and len(items) > 1:
         items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
+        items = _spaced(items, note)
     limits = {"new": new_left, "due": reviews_left}
     return Queue(items[:size] if size is not None else items, counts, now, zone, limits)
+
+
+# How far past the card just graded the next card is looked for among cards not of its note.
+SIBLING_WINDOW = 3
+
+
+def _note(card) -> tuple[int, str] | None:
+    """The (deck, note) whose cards are siblings of `card`; None for a card that has none."""
+    if not isinstance(card, Card) or card.kind == Card.Kind.BASIC or not card.note_slug:
+        return None
+    return card.deck_id, card.note_slug
+
+
+def _spaced(items: list[QueueItem], note: tuple[int, str] | None) -> list[QueueItem]:
+    """`items` with the first card not of `note` among the next 1 + SIBLING_WINDOW brought to the
+    front, so a reverse card does not follow its forward (nor one cloze deletion another) and give
+    the answer away; the rest keep their order. The same rule in the whole and the sized queue
+    (which loads that many items more), so both serve the same next card."""
+    if note is None:
+        return items
+    for n, item in enumerate(items[: 1 + SIBLING_WINDOW]):
+        if (item.card.deck_id, item.card.note_slug) != note:
+            return [item, *items[:n], *items[n + 1 :]]
+    return items
 
 
 def _plan_items(items: list[QueueItem]) -> list[QueueItem]:
@@ -194,6 +238,7 @@ class QueueCard(NamedTuple):
     front_html: str
     back_html: str
     deck_id: int
+    note_slug: str
 
 
 class QueueState(NamedTuple):
@@ -217,11 +262,11 @@ def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
         ("whole", reviews_per_day, new_limit), shape, whole_rows, reviews_per_day, new_limit
     )
     items, done = [], {}
-    for k, card_id, slug, front, back, deck_id, *state, pos, new_done, reviews_done in rows:
+    for k, card_id, slug, front, back, deck_id, note, *state, pos, new, reviews, buried in rows:
         if k == 9:
-            done = {"new_done": new_done, "reviews_done": reviews_done}
+            done = {"new_done": new, "reviews_done": reviews, "buried": buried}
             continue
-        card = QueueCard(card_id, slug, front, back, deck_id)
+        card = QueueCard(card_id, slug, front, back, deck_id, note)
         items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
     return _planned_order(items, shape.planned or []), done
 
@@ -233,7 +278,7 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     """The day's done counts and each list's length (up to its daily limit) in one query, then
     the first `target` items with their cards and sections."""
     key = ("first", reviews_per_day, new_limit)
-    names = ["new_done", "reviews_done", "redrill", "due", "new"]
+    names = ["new_done", "reviews_done", "redrill", "due", "new", "buried"]
     if shape.planned is not None:
         names.append("plan")
     (row,) = _rows(key, shape, count_row, reviews_per_day, new_limit)

@@ -66,6 +66,37 @@ def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     return cards.filter(~Exists(seen)).order_by("id")
 
 
+def earlier_siblings() -> QuerySet[Card]:
+    """The cards in use of the outer card's note (same deck and note_slug) with a lower id, as a
+    correlated subquery. A card without a note_slug (a row made without Card.save) has none."""
+    return Card.objects.filter(
+        deck_id=OuterRef("deck_id"), note_slug=OuterRef("note_slug"), pk__lt=OuterRef("pk")
+    ).exclude(note_slug="")
+
+
+def note_studied(logs: QuerySet[ReviewLog]) -> QuerySet[ReviewLog]:
+    """The outer card's note among these logs' cards (a review of the card or a sibling)."""
+    return logs.filter(
+        card__deck_id=OuterRef("deck_id"), card__note_slug=OuterRef("note_slug")
+    ).exclude(card__note_slug="")
+
+
+def unburied(user, cards: QuerySet[Card], logs: QuerySet[ReviewLog]) -> QuerySet[Card]:
+    """New cards without the ones buried as siblings: a card of a note reviewed today (any card
+    of it, in `logs`), and every unseen card of a note but its first (lowest id), so a note
+    introduces one card a day. The next note's card takes a buried card's place.
+
+    Only reverse and cloze notes have siblings. Written as `basic OR NOT (...)` on purpose: the
+    database then runs the two checks as subqueries on the few cards the list reads (its LIMIT),
+    by the note's index, and never for a basic card; as plain NOT EXISTS it folds them into
+    anti-joins, and PostgreSQL's plan for those on tables without statistics (a fresh test
+    database) re-read every card for every card, seconds for 150 cards."""
+    seen = CardState.objects.filter(user=user, card=OuterRef("pk"))
+    earlier_new = earlier_siblings().filter(~Exists(seen))
+    alone = ~Exists(earlier_new) & ~Exists(note_studied(logs))
+    return cards.filter(Q(kind=Card.Kind.BASIC) | alone)
+
+
 class QueueLists:
     """The queue's lists as querysets, for one learner, deck and day, each built when first
     asked for (the next card needs one or two of them). `planned`: the interview plan's cards
@@ -97,7 +128,13 @@ class QueueLists:
 
     @cached_property
     def new(self) -> QuerySet[Card]:
-        return new_cards(self.user, self.deck)
+        return unburied(self.user, new_cards(self.user, self.deck), self.logs)
+
+    @cached_property
+    def buried(self) -> QuerySet[Card]:
+        """New cards that wait for tomorrow because a card of their note was reviewed today."""
+        cards = new_cards(self.user, self.deck).exclude(kind=Card.Kind.BASIC)
+        return cards.filter(Exists(note_studied(self.logs)))
 
     @cached_property
     def plan(self) -> QuerySet[CardState] | None:
@@ -135,10 +172,12 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
             "q_front": F("card__front_html"),
             "q_back": F("card__back_html"),
             "q_deck": F("deck_id"),
+            "q_note": F("card__note_slug"),
             **{f"q_{name}": F(name) for name in STATE_COLUMNS},
             "q_pos": F("id"),
             "q_new_done": no_count,
             "q_reviews_done": no_count,
+            "q_buried": no_count,
         }
         return states.order_by().annotate(**columns).values(*columns)
 
@@ -149,16 +188,19 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         "q_front": F("front_html"),
         "q_back": F("back_html"),
         "q_deck": F("deck_id"),
+        "q_note": F("note_slug"),
         **{f"q_{name}": Value(None, output_field=f) for name, f in STATE_NULLS.items()},
         "q_pos": F("id"),
         "q_new_done": no_count,
         "q_reviews_done": no_count,
+        "q_buried": no_count,
     }
     day = {name: Value(None, output_field=column_field(name)) for name in new_columns}
     day |= {
         "q_k": Value(9),
         "q_new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
         "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
+        "q_buried": CountOf(lists.buried.values("pk")),
     }
     due = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
     new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
@@ -175,7 +217,7 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
 
 
 def column_field(name: str):
-    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done")
+    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done", "q_buried")
     return IntegerField() if name in ints else STATE_NULLS.get(name[2:], CharField())
 
 
@@ -187,6 +229,7 @@ def count_row(lists: QueueLists, reviews_per_day: int, new_limit: int) -> QueryS
         "redrill": CountOf(lists.redrills.values("pk")),
         "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
         "new": CountOf(lists.new.values("pk")[:new_limit]),
+        "buried": CountOf(lists.buried.values("pk")),
     }
     if lists.has_plan:
         counts["plan"] = CountOf(lists.plan.values("pk"))

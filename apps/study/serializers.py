@@ -149,7 +149,9 @@ class QueueSerializer(serializers.Serializer):
     counts = serializers.DictField(
         child=serializers.IntegerField(),
         help_text="How many of each kind are left today (the whole queue, whatever the limit);"
-        ' "plan" only when you have an interview date.',
+        ' "plan" only when you have an interview date; "buried" only when some new cards wait'
+        " for tomorrow because a card of their note (a reverse or cloze sibling) was reviewed"
+        " today (they are in no list, and the next new cards take their places).",
     )
     limits = serializers.DictField(child=serializers.IntegerField())
     cards = QueueCardSerializer(many=True)

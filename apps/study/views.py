@@ -107,6 +107,7 @@ def _review_context(
     With ?cards=... the queue is exactly those cards (the ones still to re-learn)."""
     card_ids = _card_ids(request)
     if card_ids:
+        avoid = avoid.pk if avoid is not None else None
         to_study = queue.card_set_queue(request.user, card_ids, avoid=avoid)
     else:
         to_study = queue.queue(request.user, deck, size=1, avoid=avoid)
@@ -206,7 +207,8 @@ def review(request, deck_slug: str | None = None):
         card = _posted_card(request)
         # The card comes with its deck; look the deck up only if the URL names another one.
         deck = card.deck if card.deck.slug == deck_slug else _deck(request.user, deck_slug)
-        avoid, done = card.pk, _count(request.POST.get("done"))
+        # The card, not its id: the next card is kept off its note's siblings too.
+        avoid, done = card, _count(request.POST.get("done"))
         try:
             grade = int(request.POST.get("grade", ""))
         except ValueError:
