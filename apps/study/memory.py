@@ -16,6 +16,7 @@ the defaults are kept.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,18 @@ FIT_MIN_REVIEWS = 500
 EPSILON = 1e-4
 
 
+# Card memories memoised by MemoryModel.memory, at most this many (a learner's deck is a few
+# hundred to a few thousand cards); when full the memo starts afresh.
+MEMO_SIZE = 50_000
+_MEMORIES: dict[tuple, fsrs.Card] = {}
+
+
+@functools.lru_cache(maxsize=64)
+def _scheduler(parameters: tuple[float, ...]) -> fsrs.Scheduler:
+    """One fsrs scheduler per set of parameters (it holds no state between reviews)."""
+    return fsrs.Scheduler(parameters=parameters, enable_fuzzing=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Review:
     """One grade of one card, as the model needs it."""
@@ -57,13 +70,28 @@ class MemoryModel:
 
     def __init__(self, parameters: Sequence[float] | None = None):
         self.parameters = tuple(parameters) if parameters else DEFAULT_PARAMETERS
-        self._scheduler = fsrs.Scheduler(parameters=self.parameters, enable_fuzzing=False)
+        self._scheduler = _scheduler(self.parameters)
 
     def memory(self, reviews: Iterable[Review], card_id: int = 0) -> fsrs.Card | None:
-        """The card's memory after `reviews` (any order; one card's), or None when never seen."""
-        card = None
-        for review in sorted(reviews, key=lambda r: r.at):
-            card = self.reviewed(card, review.grade, review.at, card_id=review.card_id)
+        """The card's memory after `reviews` (any order; one card's; reviews at the same moment
+        in the order given), or None when never seen.
+
+        Memoised on the parameters and the whole history (each review's card, grade and
+        moment), so a history seen before is not replayed through fsrs again: the plan is
+        rebuilt on every queue request and a grade changes one card's history only. The card
+        returned may be shared with other callers: never change it in place (fsrs itself
+        copies a card before reviewing it)."""
+        ordered = sorted(reviews, key=lambda r: r.at)
+        if not ordered:
+            return None
+        key = (self.parameters, tuple([(r.card_id, r.grade, _utc_key(r.at)) for r in ordered]))
+        card = _MEMORIES.get(key)
+        if card is None:
+            for review in ordered:
+                card = self.reviewed(card, review.grade, review.at, card_id=review.card_id)
+            if len(_MEMORIES) >= MEMO_SIZE:
+                _MEMORIES.clear()
+            _MEMORIES[key] = card
         return card
 
     def reviewed(
@@ -197,3 +225,9 @@ def _log_loss(pairs: Sequence[tuple[float, bool]]) -> float:
 
 def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
+
+
+def _utc_key(moment: datetime) -> datetime:
+    """`moment` in UTC for a memo key (two moments of one zone an hour apart across a DST fold
+    compare equal in their zone, never in UTC); the database's UTC moments as they are."""
+    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
