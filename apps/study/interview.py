@@ -15,6 +15,8 @@ model learns from it) and leaves the SM-2 schedule exactly as it was, like cram 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -68,6 +70,22 @@ class InterviewPlan:
         state = self.states.get(card_id)
         return state is None or scheduler.is_due(state.schedule, self.now, self.zone)
 
+    def card_kind(self, card_id: int) -> str:
+        """What a planned card is to the learner: "new" (never seen), "due" (SM-2 makes it due
+        today) or "plan" (only the plan asks for it today)."""
+        if card_id not in self.states:
+            return "new"
+        return "due" if self.is_due(card_id) else "plan"
+
+    @property
+    def new_today(self) -> list[int]:
+        """Today's planned cards never seen, not yet reviewed today, in the plan's order."""
+        return [
+            cid
+            for cid in self.plan.days[0].cards
+            if cid not in self.states and cid not in self.reviewed_today
+        ]
+
     @property
     def days_until(self) -> int:
         return (self.interview_date - self.today).days
@@ -95,14 +113,42 @@ def _reviews(user) -> list[tuple[Review, str]]:
     return [(Review(card_id=c, grade=g, at=at, duration_ms=d), kind) for c, g, at, d, kind in rows]
 
 
+# The plans built inside `one_plan()` blocks, by (user, local today); None outside them.
+_ONE_PLAN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("one_plan", default=None)
+
+
+@contextlib.contextmanager
+def one_plan():
+    """Within this block (or a function it decorates) a learner's plan is built once: every
+    `interview_plan`, `planned_today` and `deferred_today` of the same learner and local day
+    share the first one. For what one request reads (the queue, then what the page says of the
+    plan); nothing in the block may write what the plan is built from (a grade, a profile)."""
+    token = _ONE_PLAN.set({})
+    try:
+        yield
+    finally:
+        _ONE_PLAN.reset(token)
+
+
 def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     """The learner's plan from today to their interview date, or None without a date (or with a
     date already past). Five queries whatever the number of cards and reviews: the profile, the
-    fitted parameters, the states, the cards and the reviews."""
+    fitted parameters, the states, the cards and the reviews (inside `one_plan()`, none the
+    second time)."""
     now = now or timezone.now()
     profile = profile_for(user)
+    today = scheduler.local_date(now, profile.zone)
+    built = _ONE_PLAN.get()
+    if built is None:
+        return _interview_plan(user, profile, now, today)
+    key = (user.pk, today)
+    if key not in built:
+        built[key] = _interview_plan(user, profile, now, today)
+    return built[key]
+
+
+def _interview_plan(user, profile: Profile, now: datetime, today: date) -> InterviewPlan | None:
     zone = profile.zone
-    today = scheduler.local_date(now, zone)
     if profile.interview_date is None or profile.interview_date < today:
         return None
     model, own = _model(user)
