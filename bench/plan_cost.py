@@ -6,7 +6,9 @@ not in CI.
     .venv/bin/python bench/plan_cost.py compare --base /tmp/planspeed-base
     .venv/bin/python bench/plan_cost.py profile                          # where the time goes
 
-`compare` first seeds one SQLite database with this tree (the schema is the same in both): a
+`compare` first seeds one SQLite database (or PostgreSQL: BENCH_PG_URL names a database the
+bench owns, e.g. postgres://raydeck:raydeck@127.0.0.1:5432/raydeck_planspeed; each process then
+works on a copy made from it as a template) with this tree (the schema is the same in both): a
 published deck of `--cards` synthetic cards in 10 sections, a learner `planner` whose `--reviews`
 reviews of history (at most: a card's reviews stop at today; the seed prints how many) were made
 over the last `--history` days at SM-2's due times (grades drawn from a seeded generator: mostly
@@ -16,7 +18,9 @@ and a 90% target. Each round then starts one process per checkout, in turn (base
 base, ...), each on its own copy of that database (so the review loop's grades start from the
 same state), on the production settings (DEBUG off), and times in process:
 
-- `interview.interview_plan(user)` and `interview.planned_today(user)`, called directly;
+- `interview.interview_plan(user)` and `interview.planned_today(user)`, called directly, and
+  `interview_plan` with this tree's memos emptied before each call (the first plan a process
+  builds for a learner);
 - GET /api/study/queue/ and the review page's htmx fragment (GET /study/review/);
 - the review loop: POST a grade as htmx does and read the next card from the fragment;
 - the study index (GET /study/) and the plan page (GET /study/plan/).
@@ -30,6 +34,7 @@ prints the top functions by cumulative and by own time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -47,8 +52,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 WORK = Path(tempfile.gettempdir()) / "planspeed-bench"
 SEED = WORK / "seed.sqlite3"
+# PostgreSQL instead of SQLite: the seeded database's URL (each process works on a copy of it).
+PG = os.environ.get("BENCH_PG_URL", "")
 USER = "planner"
 CASES = [
+    ("interview_plan(user), memos cold", "cold"),
     ("interview_plan(user)", "plan"),
     ("planned_today(user)", "planned"),
     ("GET /api/study/queue/", "api"),
@@ -59,9 +67,9 @@ CASES = [
 ]
 
 
-def _env(db: Path) -> dict[str, str]:
+def _env(db: str) -> dict[str, str]:
     return {
-        "DATABASE_URL": f"sqlite:///{db}",
+        "DATABASE_URL": db,
         "DEBUG": "false",
         "SECRET_KEY": "bench-only-" + "x" * 60,
         "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
@@ -79,7 +87,7 @@ def _env(db: Path) -> dict[str, str]:
     }
 
 
-def _setup(tree: Path, db: Path) -> None:
+def _setup(tree: Path, db: str) -> None:
     sys.path.insert(0, str(tree))
     os.chdir(tree)
     os.environ.update(_env(db))
@@ -94,8 +102,13 @@ def _setup(tree: Path, db: Path) -> None:
 def seed(cards: int, reviews: int, days: int, history: int) -> None:
     """The database every worker copies (built with this tree; the schema is the same)."""
     WORK.mkdir(exist_ok=True)
-    SEED.unlink(missing_ok=True)
-    _setup(HERE, SEED)
+    if PG:
+        from bench.common import create_database
+
+        create_database(PG)
+    else:
+        SEED.unlink(missing_ok=True)
+    _setup(HERE, PG or f"sqlite:///{SEED}")
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.utils import timezone
@@ -172,14 +185,38 @@ def seed(cards: int, reviews: int, days: int, history: int) -> None:
 
 def worker(tree: Path, n: int) -> None:
     """Time every case in this process, with `tree`'s apps, and print the figures as JSON."""
-    db = WORK / f"run-{os.getpid()}.sqlite3"
-    shutil.copyfile(SEED, db)
-    try:
+    with _copy() as db:
         _setup(tree, db)
         _time_cases(n)
+    shutil.rmtree(WORK / f"cache-{os.getpid()}", ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _copy():
+    """This process's own copy of the seeded database (SQLite: a file; PostgreSQL: a database
+    made from the seeded one as a template), dropped at the end."""
+    if not PG:
+        db = WORK / f"run-{os.getpid()}.sqlite3"
+        shutil.copyfile(SEED, db)
+        try:
+            yield f"sqlite:///{db}"
+        finally:
+            db.unlink(missing_ok=True)
+        return
+    import psycopg
+
+    base, name = PG.rsplit("/", 1)
+    copy = f"{name}_{os.getpid()}"
+    with psycopg.connect(base + "/postgres", autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{name}"')
+    try:
+        yield f"{base}/{copy}"
     finally:
-        db.unlink(missing_ok=True)
-        shutil.rmtree(WORK / f"cache-{os.getpid()}", ignore_errors=True)
+        from django.db import connections
+
+        connections.close_all()
+        with psycopg.connect(base + "/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
 
 
 def _time_cases(n: int) -> None:
@@ -232,7 +269,19 @@ def _time_cases(n: int) -> None:
 
         return run
 
+    def cold():
+        # The first plan a process builds for a learner (this tree's memos emptied first; the
+        # base has none).
+        from apps.study import memory, plan
+
+        for memo in ("_MEMORIES", "_PREDICTED", "_DUE_DAYS"):
+            for module in (memory, plan):
+                getattr(module, memo, {}).clear()
+        interview.interview_plan(user)
+        return Ok
+
     runs = {
+        "cold": cold,
         "plan": call(interview.interview_plan),
         "planned": call(interview.planned_today),
         "api": lambda: client.get("/api/study/queue/"),
@@ -309,9 +358,7 @@ def profile(tree: Path, top: int) -> None:
     import cProfile
     import pstats
 
-    db = WORK / f"run-{os.getpid()}.sqlite3"
-    shutil.copyfile(SEED, db)
-    try:
+    with _copy() as db:
         _setup(tree, db)
         from django.contrib.auth import get_user_model
 
@@ -329,8 +376,6 @@ def profile(tree: Path, top: int) -> None:
         stats.sort_stats("cumulative").print_stats(top)
         print("by own time")
         stats.sort_stats("tottime").print_stats(top)
-    finally:
-        db.unlink(missing_ok=True)
 
 
 def _p90(values: list[float]) -> float:
@@ -355,7 +400,7 @@ def main() -> None:
     if args.what == "worker":
         worker(args.tree, args.n)
         return
-    if args.what == "seed" or not (args.no_seed and SEED.exists()):
+    if args.what == "seed" or not (args.no_seed and (PG or SEED.exists())):
         cmd = [sys.executable, str(Path(__file__).resolve()), "seed"]
         cmd += ["--cards", str(args.cards), "--reviews", str(args.reviews)]
         cmd += ["--days", str(args.days), "--history", str(args.history)]

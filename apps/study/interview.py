@@ -153,7 +153,7 @@ def _interview_plan(user, profile: Profile, now: datetime, today: date) -> Inter
         return None
     model, own = _model(user)
     states = {s.card_id: s for s in CardState.objects.filter(user=user)}
-    cards = Card.objects.filter(deck__is_published=True).select_related("section", "deck")
+    cards = Card.objects.filter(deck__is_published=True).select_related("section")
     decks = {s.deck_id for s in states.values()}
     if decks:
         cards = cards.filter(deck_id__in=decks)
