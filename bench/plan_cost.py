@@ -102,13 +102,12 @@ def _setup(tree: Path, db: str) -> None:
 def seed(cards: int, reviews: int, days: int, history: int) -> None:
     """The database every worker copies (built with this tree; the schema is the same)."""
     WORK.mkdir(exist_ok=True)
+    SEED.unlink(missing_ok=True)
+    _setup(HERE, PG or f"sqlite:///{SEED}")
     if PG:
         from bench.common import create_database
 
         create_database(PG)
-    else:
-        SEED.unlink(missing_ok=True)
-    _setup(HERE, PG or f"sqlite:///{SEED}")
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.utils import timezone
