@@ -39,9 +39,10 @@ FIT_MIN_REVIEWS = 500
 EPSILON = 1e-4
 
 
-# Card memories memoised by MemoryModel.memory, at most this many (a learner's deck is a few
-# hundred to a few thousand cards); when full the memo starts afresh.
-MEMO_SIZE = 50_000
+# Card memories memoised by MemoryModel.memory, at most this many (a 200-card learner holds
+# 180 of them, about 0.4 MB with the planner's memos: bench/README-plan-cost.md); when full the
+# memo starts afresh.
+MEMO_SIZE = 20_000
 _MEMORIES: dict[tuple, fsrs.Card] = {}
 
 
