@@ -161,18 +161,23 @@ def _interview_plan(user, profile: Profile, now: datetime, today: date) -> Inter
         c.pk: c for c in cards.order_by("deck_id", "section__order", "order", "id")
         if not (c.pk in states and states[c.pk].suspended)
     }  # fmt: skip
-    reviews = _reviews(user)
-    by_card: dict[int, list[Review]] = {}
+    # The reviews as plain rows (a Review object per row cost more than the rest of the loop).
+    reviews = ReviewLog.objects.filter(user=user, undone_at=None).values_list(
+        "card_id", "grade", "reviewed_at", "duration_ms"
+    )
+    by_card: dict[int, list[tuple[int, int, datetime]]] = {}
     start = scheduler.day_start(now, zone)
     done_per_day: dict[date, int] = {}
     reviewed_today: set[int] = set()
-    for review, _ in reviews:
-        by_card.setdefault(review.card_id, []).append(review)
-        day = scheduler.local_date(review.at, zone)
+    durations = []
+    for card_id, grade, at, duration_ms in reviews:
+        by_card.setdefault(card_id, []).append((card_id, grade, at))
+        durations.append(duration_ms)
+        day = scheduler.local_date(at, zone)
         done_per_day[day] = done_per_day.get(day, 0) + 1
-        if review.at >= start:
-            reviewed_today.add(review.card_id)
-    seconds = plan.seconds_per_review(r.duration_ms for r, _ in reviews)
+        if at >= start:
+            reviewed_today.add(card_id)
+    seconds = plan.seconds_per_review(durations)
     budget = profile.daily_budget_minutes or DEFAULT_BUDGET_MINUTES
     titles = {}
     plan_cards = []
@@ -184,7 +189,7 @@ def _interview_plan(user, profile: Profile, now: datetime, today: date) -> Inter
             plan.PlanCard(
                 card_id=card.pk,
                 section=key,
-                memory=model.memory(by_card.get(card.pk, ()), card_id=card.pk),
+                memory=model.replayed(by_card.get(card.pk, ())),
                 schedule=state.schedule if state is not None else None,
             )
         )

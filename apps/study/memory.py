@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,6 +45,7 @@ EPSILON = 1e-4
 # memo starts afresh.
 MEMO_SIZE = 20_000
 _MEMORIES: dict[tuple, fsrs.Card] = {}
+_moment = operator.itemgetter(2)
 
 
 @functools.lru_cache(maxsize=64)
@@ -75,21 +77,30 @@ class MemoryModel:
 
     def memory(self, reviews: Iterable[Review], card_id: int = 0) -> fsrs.Card | None:
         """The card's memory after `reviews` (any order; one card's; reviews at the same moment
-        in the order given), or None when never seen.
+        in the order given), or None when never seen. See `replayed`."""
+        return self.replayed([(r.card_id, r.grade, r.at) for r in reviews])
+
+    def replayed(self, history: Iterable[tuple[int, int, datetime]]) -> fsrs.Card | None:
+        """`memory` from (card_id, grade, moment) rows, as the database gives them.
 
         Memoised on the parameters and the whole history (each review's card, grade and
         moment), so a history seen before is not replayed through fsrs again: the plan is
         rebuilt on every queue request and a grade changes one card's history only. The card
         returned may be shared with other callers: never change it in place (fsrs itself
         copies a card before reviewing it)."""
-        ordered = sorted(reviews, key=lambda r: r.at)
+        ordered = sorted(history, key=_moment)
         if not ordered:
             return None
-        key = (self.parameters, tuple([(r.card_id, r.grade, _utc_key(r.at)) for r in ordered]))
+        # In UTC (two moments of one zone an hour apart across a DST fold compare equal in
+        # their zone, never in UTC); the database's UTC moments as they are.
+        key = (
+            self.parameters,
+            tuple([(c, g, at if at.tzinfo is UTC else at.astimezone(UTC)) for c, g, at in ordered]),
+        )
         card = _MEMORIES.get(key)
         if card is None:
-            for review in ordered:
-                card = self.reviewed(card, review.grade, review.at, card_id=review.card_id)
+            for card_id, grade, at in ordered:
+                card = self.reviewed(card, grade, at, card_id=card_id)
             if len(_MEMORIES) >= MEMO_SIZE:
                 _MEMORIES.clear()
             _MEMORIES[key] = card
@@ -226,9 +237,3 @@ def _log_loss(pairs: Sequence[tuple[float, bool]]) -> float:
 
 def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
-
-
-def _utc_key(moment: datetime) -> datetime:
-    """`moment` in UTC for a memo key (two moments of one zone an hour apart across a DST fold
-    compare equal in their zone, never in UTC); the database's UTC moments as they are."""
-    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
