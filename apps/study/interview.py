@@ -30,13 +30,16 @@ from apps.accounts.models import Profile, profile_for
 from apps.decks.models import Card
 from apps.study import memory, plan, scheduler, services
 from apps.study.memory import MemoryModel, Review
-from apps.study.models import CardState, MemoryFit, ReviewLog
+from apps.study.models import SCHEDULE_FIELDS, CardState, MemoryFit, ReviewLog
 from config.errors import NotFound
 
 DEFAULT_BUDGET_MINUTES = 20
 CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calibration
 REFIT_GROWTH = 1.2
 NOON = plan.NOON  # refit once the learner has 20% more reviews than the last fit used
+# What no plan page reads of a card (the plan page shows the stored HTML): not loaded.
+CARD_UNREAD = ("front", "back", "why", "source", "tags", "updated_at", "section__summary",
+               "section__summary_html")  # fmt: skip
 
 
 class NoInterviewDate(services.StudyError):
@@ -152,8 +155,17 @@ def _interview_plan(user, profile: Profile, now: datetime, today: date) -> Inter
     if profile.interview_date is None or profile.interview_date < today:
         return None
     model, own = _model(user)
-    states = {s.card_id: s for s in CardState.objects.filter(user=user)}
-    cards = Card.objects.filter(deck__is_published=True).select_related("section")
+    # What the plan and its pages read of a state and a card, no more: a learner's thousand
+    # cards' raw Markdown and timestamps were a good part of the plan's cost.
+    states = {
+        s.card_id: s
+        for s in CardState.objects.filter(user=user).only(
+            "card_id", "deck_id", "suspended", *SCHEDULE_FIELDS
+        )
+    }
+    cards = (
+        Card.objects.filter(deck__is_published=True).select_related("section").defer(*CARD_UNREAD)
+    )
     decks = {s.deck_id for s in states.values()}
     if decks:
         cards = cards.filter(deck_id__in=decks)
