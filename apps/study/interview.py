@@ -15,6 +15,8 @@ model learns from it) and leaves the SM-2 schedule exactly as it was, like cram 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import uuid
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -28,13 +30,16 @@ from apps.accounts.models import Profile, profile_for
 from apps.decks.models import Card
 from apps.study import memory, plan, scheduler, services
 from apps.study.memory import MemoryModel, Review
-from apps.study.models import CardState, MemoryFit, ReviewLog
+from apps.study.models import SCHEDULE_FIELDS, CardState, MemoryFit, ReviewLog
 from config.errors import NotFound
 
 DEFAULT_BUDGET_MINUTES = 20
 CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calibration
 REFIT_GROWTH = 1.2
 NOON = plan.NOON  # refit once the learner has 20% more reviews than the last fit used
+# What no plan page reads of a card (the plan page shows the stored HTML): not loaded.
+CARD_UNREAD = ("front", "back", "why", "source", "tags", "updated_at", "section__summary",
+               "section__summary_html")  # fmt: skip
 
 
 class NoInterviewDate(services.StudyError):
@@ -68,6 +73,22 @@ class InterviewPlan:
         state = self.states.get(card_id)
         return state is None or scheduler.is_due(state.schedule, self.now, self.zone)
 
+    def card_kind(self, card_id: int) -> str:
+        """What a planned card is to the learner: "new" (never seen), "due" (SM-2 makes it due
+        today) or "plan" (only the plan asks for it today)."""
+        if card_id not in self.states:
+            return "new"
+        return "due" if self.is_due(card_id) else "plan"
+
+    @property
+    def new_today(self) -> list[int]:
+        """Today's planned cards never seen, not yet reviewed today, in the plan's order."""
+        return [
+            cid
+            for cid in self.plan.days[0].cards
+            if cid not in self.states and cid not in self.reviewed_today
+        ]
+
     @property
     def days_until(self) -> int:
         return (self.interview_date - self.today).days
@@ -95,19 +116,56 @@ def _reviews(user) -> list[tuple[Review, str]]:
     return [(Review(card_id=c, grade=g, at=at, duration_ms=d), kind) for c, g, at, d, kind in rows]
 
 
+# The plans built inside `one_plan()` blocks, by (user, local today); None outside them.
+_ONE_PLAN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("one_plan", default=None)
+
+
+@contextlib.contextmanager
+def one_plan():
+    """Within this block (or a function it decorates) a learner's plan is built once: every
+    `interview_plan`, `planned_today` and `deferred_today` of the same learner and local day
+    share the first one. For what one request reads (the queue, then what the page says of the
+    plan); nothing in the block may write what the plan is built from (a grade, a profile)."""
+    token = _ONE_PLAN.set({})
+    try:
+        yield
+    finally:
+        _ONE_PLAN.reset(token)
+
+
 def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     """The learner's plan from today to their interview date, or None without a date (or with a
     date already past). Five queries whatever the number of cards and reviews: the profile, the
-    fitted parameters, the states, the cards and the reviews."""
+    fitted parameters, the states, the cards and the reviews (inside `one_plan()`, none the
+    second time)."""
     now = now or timezone.now()
     profile = profile_for(user)
+    today = scheduler.local_date(now, profile.zone)
+    built = _ONE_PLAN.get()
+    if built is None:
+        return _interview_plan(user, profile, now, today)
+    key = (user.pk, today)
+    if key not in built:
+        built[key] = _interview_plan(user, profile, now, today)
+    return built[key]
+
+
+def _interview_plan(user, profile: Profile, now: datetime, today: date) -> InterviewPlan | None:
     zone = profile.zone
-    today = scheduler.local_date(now, zone)
     if profile.interview_date is None or profile.interview_date < today:
         return None
     model, own = _model(user)
-    states = {s.card_id: s for s in CardState.objects.filter(user=user)}
-    cards = Card.objects.filter(deck__is_published=True).select_related("section", "deck")
+    # What the plan and its pages read of a state and a card, no more: a learner's thousand
+    # cards' raw Markdown and timestamps were a good part of the plan's cost.
+    states = {
+        s.card_id: s
+        for s in CardState.objects.filter(user=user).only(
+            "card_id", "deck_id", "suspended", *SCHEDULE_FIELDS
+        )
+    }
+    cards = (
+        Card.objects.filter(deck__is_published=True).select_related("section").defer(*CARD_UNREAD)
+    )
     decks = {s.deck_id for s in states.values()}
     if decks:
         cards = cards.filter(deck_id__in=decks)
@@ -115,18 +173,23 @@ def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
         c.pk: c for c in cards.order_by("deck_id", "section__order", "order", "id")
         if not (c.pk in states and states[c.pk].suspended)
     }  # fmt: skip
-    reviews = _reviews(user)
-    by_card: dict[int, list[Review]] = {}
+    # The reviews as plain rows (a Review object per row cost more than the rest of the loop).
+    reviews = ReviewLog.objects.filter(user=user, undone_at=None).values_list(
+        "card_id", "grade", "reviewed_at", "duration_ms"
+    )
+    by_card: dict[int, list[tuple[int, int, datetime]]] = {}
     start = scheduler.day_start(now, zone)
     done_per_day: dict[date, int] = {}
     reviewed_today: set[int] = set()
-    for review, _ in reviews:
-        by_card.setdefault(review.card_id, []).append(review)
-        day = scheduler.local_date(review.at, zone)
+    durations = []
+    for card_id, grade, at, duration_ms in reviews:
+        by_card.setdefault(card_id, []).append((card_id, grade, at))
+        durations.append(duration_ms)
+        day = scheduler.local_date(at, zone)
         done_per_day[day] = done_per_day.get(day, 0) + 1
-        if review.at >= start:
-            reviewed_today.add(review.card_id)
-    seconds = plan.seconds_per_review(r.duration_ms for r, _ in reviews)
+        if at >= start:
+            reviewed_today.add(card_id)
+    seconds = plan.seconds_per_review(durations)
     budget = profile.daily_budget_minutes or DEFAULT_BUDGET_MINUTES
     titles = {}
     plan_cards = []
@@ -138,7 +201,7 @@ def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
             plan.PlanCard(
                 card_id=card.pk,
                 section=key,
-                memory=model.memory(by_card.get(card.pk, ()), card_id=card.pk),
+                memory=model.replayed(by_card.get(card.pk, ())),
                 schedule=state.schedule if state is not None else None,
             )
         )

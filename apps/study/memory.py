@@ -16,7 +16,9 @@ the defaults are kept.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,6 +42,20 @@ HELD_OUT = 0.3
 EPSILON = 1e-4
 
 
+# Card memories memoised by MemoryModel.memory, at most this many (a 200-card learner holds
+# 180 of them, about 0.4 MB with the planner's memos: bench/README-plan-cost.md); when full the
+# memo starts afresh.
+MEMO_SIZE = 20_000
+_MEMORIES: dict[tuple, fsrs.Card] = {}
+_moment = operator.itemgetter(2)
+
+
+@functools.lru_cache(maxsize=64)
+def _scheduler(parameters: tuple[float, ...]) -> fsrs.Scheduler:
+    """One fsrs scheduler per set of parameters (it holds no state between reviews)."""
+    return fsrs.Scheduler(parameters=parameters, enable_fuzzing=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Review:
     """One grade of one card, as the model needs it."""
@@ -59,13 +75,37 @@ class MemoryModel:
 
     def __init__(self, parameters: Sequence[float] | None = None):
         self.parameters = tuple(parameters) if parameters else DEFAULT_PARAMETERS
-        self._scheduler = fsrs.Scheduler(parameters=self.parameters, enable_fuzzing=False)
+        self._scheduler = _scheduler(self.parameters)
 
     def memory(self, reviews: Iterable[Review], card_id: int = 0) -> fsrs.Card | None:
-        """The card's memory after `reviews` (any order; one card's), or None when never seen."""
-        card = None
-        for review in sorted(reviews, key=lambda r: r.at):
-            card = self.reviewed(card, review.grade, review.at, card_id=review.card_id)
+        """The card's memory after `reviews` (any order; one card's; reviews at the same moment
+        in the order given), or None when never seen. See `replayed`."""
+        return self.replayed([(r.card_id, r.grade, r.at) for r in reviews])
+
+    def replayed(self, history: Iterable[tuple[int, int, datetime]]) -> fsrs.Card | None:
+        """`memory` from (card_id, grade, moment) rows, as the database gives them.
+
+        Memoised on the parameters and the whole history (each review's card, grade and
+        moment), so a history seen before is not replayed through fsrs again: the plan is
+        rebuilt on every queue request and a grade changes one card's history only. The card
+        returned may be shared with other callers: never change it in place (fsrs itself
+        copies a card before reviewing it)."""
+        ordered = sorted(history, key=_moment)
+        if not ordered:
+            return None
+        # In UTC (two moments of one zone an hour apart across a DST fold compare equal in
+        # their zone, never in UTC); the database's UTC moments as they are.
+        key = (
+            self.parameters,
+            tuple([(c, g, at if at.tzinfo is UTC else at.astimezone(UTC)) for c, g, at in ordered]),
+        )
+        card = _MEMORIES.get(key)
+        if card is None:
+            for card_id, grade, at in ordered:
+                card = self.reviewed(card, grade, at, card_id=card_id)
+            if len(_MEMORIES) >= MEMO_SIZE:
+                _MEMORIES.clear()
+            _MEMORIES[key] = card
         return card
 
     def reviewed(

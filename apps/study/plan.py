@@ -29,7 +29,7 @@ import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import fsrs
 
@@ -45,6 +45,11 @@ NOON = timedelta(hours=12)
 GOOD, AGAIN = 4, 1
 MAX_PASSES = 8
 MIN_GAIN = 0.002
+# The planner's memos (see `predicted_recall`) hold at most this many answers each (a 200-card
+# learner's plan leaves about 300 and 180); when full they start afresh.
+MEMO_SIZE = 40_000
+_PREDICTED: dict[tuple, float] = {}
+_DUE_DAYS: dict[tuple, tuple[int, ...]] = {}
 
 
 def seconds_per_review(durations_ms: Iterable[int | None]) -> float:
@@ -129,6 +134,9 @@ class _Timeline:
     def __init__(self, today_start: datetime, days_until: int):
         self.start = today_start
         self.interview = today_start + timedelta(days=days_until) + NOON
+        # What the moments depend on, for the memos: the start with its zone (days are added
+        # on its wall clock) and the interview day.
+        self.key = (today_start, today_start.tzinfo, today_start.fold, days_until)
 
     def moment(self, day: int) -> datetime:
         return self.start + timedelta(days=day) + NOON
@@ -140,7 +148,38 @@ class _Timeline:
 def predicted_recall(
     model: MemoryModel, memory: fsrs.Card | None, days: Sequence[int], timeline: _Timeline
 ) -> float:
-    """Predicted recall on the interview day if the card is reviewed on `days` (sorted)."""
+    """Predicted recall on the interview day if the card is reviewed on `days` (sorted).
+
+    Memoised on everything the answer depends on (the parameters, the card's memory, the days
+    and the timeline): the planner asks it again for the same card and days across its passes,
+    and the next request asks it again for every card the last grade did not touch."""
+    key = (model.parameters, _memory_key(memory), tuple(days), timeline.key)
+    recall = _PREDICTED.get(key)
+    if recall is None:
+        recall = _predicted_recall(model, memory, days, timeline)
+        _remember(_PREDICTED, key, recall)
+    return recall
+
+
+def _memory_key(memory: fsrs.Card | None) -> tuple | None:
+    """What fsrs reads of a card to review it or predict its recall (not its id or due date)."""
+    if memory is None:
+        return None
+    last = memory.last_review
+    if last is not None and last.tzinfo is not UTC:
+        last = last.astimezone(UTC)
+    return (memory.state, memory.step, memory.stability, memory.difficulty, last)
+
+
+def _remember(memo: dict, key, value) -> None:
+    if len(memo) >= MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+
+
+def _predicted_recall(
+    model: MemoryModel, memory: fsrs.Card | None, days: Sequence[int], timeline: _Timeline
+) -> float:
     if not days:
         return model.recall(memory, timeline.interview)
     for day in days[:-1]:
@@ -154,17 +193,29 @@ def predicted_recall(
 
 
 def _sm2_due_days(schedule: CardSchedule, timeline: _Timeline, horizon: int) -> list[int]:
-    """The days before `horizon` on which SM-2 makes the card due, projected with Good reviews."""
+    """The days before `horizon` on which SM-2 makes the card due, projected with Good reviews
+    (memoised like `predicted_recall`; a re-drill's anchor is kept with its zone, days are added
+    to it on its wall clock)."""
+    anchor = schedule.redrill_anchor
+    key = (schedule, anchor and anchor.tzinfo, anchor and anchor.fold, timeline.key, horizon)
+    days = _DUE_DAYS.get(key)
+    if days is None:
+        days = _sm2_projected(schedule, timeline, horizon)
+        _remember(_DUE_DAYS, key, days)
+    return list(days)
+
+
+def _sm2_projected(schedule: CardSchedule, timeline: _Timeline, horizon: int) -> tuple[int, ...]:
     days = []
     if schedule.due_at is None:
-        return days
+        return ()
     day = max(0, timeline.day_of(schedule.due_at))
     while day < horizon:
         days.append(day)
         at = timeline.moment(day)
         schedule = scheduler.review(schedule, GOOD, at)
         day = max(day + 1, timeline.day_of(schedule.due_at))
-    return days
+    return tuple(days)
 
 
 def plan_build(

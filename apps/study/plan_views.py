@@ -59,6 +59,7 @@ def _context(request, notice: str = "") -> dict:
         context |= {
             "card": card,
             "card_is_due": ip.is_due(card.pk),
+            "card_kind": ip.card_kind(card.pk),  # the eyebrow: "new", "due" or "plan"
             "left_today": len(cards),
             "buttons": [{"name": n, "grade": g, "key": k} for n, g, k in BUTTONS],
             "client_id": uuid.uuid4(),

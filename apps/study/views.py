@@ -91,6 +91,7 @@ def _card_ids(request) -> list[int]:
     return [int(pk) for pk in raw.split(",") if pk.isdigit() and len(pk) < 10][: queue.CARD_SET_MAX]
 
 
+@interview.one_plan()  # the queue and the done screen's plan_left: one plan
 def _review_context(
     request,
     deck: Deck | None,
@@ -190,8 +191,15 @@ def index(request):
         "new": sum(d.due["new"] for d in decks),
     }
     if profile_for(request.user).interview_date is not None:
-        # What the queue serves "for your interview" after the due and new cards.
-        total["plan"] = queue.queue(request.user, size=1).counts.get("plan", 0)
+        # What the queue serves "for your interview" after the due and new cards, plus the plan's
+        # new cards it does not serve (past the daily new-card limit): the plan page's, as the
+        # review page's done screen says. One plan for both.
+        with interview.one_plan():
+            to_study = queue.queue(request.user)
+            ip = interview.interview_plan(request.user, to_study.now)
+        served = {item.card.pk for item in to_study.items if item.kind == "new"}
+        total["plan_new"] = sum(cid not in served for cid in ip.new_today) if ip else 0
+        total["plan"] = to_study.counts.get("plan", 0) + total["plan_new"]
     suspended = selectors.suspended_cards(request.user)
     context = {"decks": decks, "total": total, "suspended": suspended}
     return render(request, "study/index.html", context)
