@@ -95,10 +95,19 @@ class InterviewPlan:
 
     @property
     def today_cards(self) -> list[Card]:
-        """Today's planned cards not yet reviewed today, SM-2's due ones first."""
-        return [
+        """Today's planned cards not yet reviewed today, SM-2's due ones first; a card of a
+        reverse or cloze note reviewed today goes after the others, so a sibling shown right
+        after its note's other card does not give the answer away (none is left out: the plan
+        needs them all by the date)."""
+        left = [
             self.cards[cid] for cid in self.plan.days[0].cards if cid not in self.reviewed_today
         ]
+        studied = {
+            (card.deck_id, card.note_slug)
+            for cid in self.reviewed_today
+            if (card := self.cards.get(cid)) is not None and card.kind != Card.Kind.BASIC
+        }
+        return sorted(left, key=lambda card: (card.deck_id, card.note_slug) in studied)  # stable
 
     def sections(self, readiness: plan.Readiness) -> list[tuple[str, float]]:
         return [(self.section_titles[key], r) for key, r in readiness.sections.items()]
