@@ -13,16 +13,20 @@ from zoneinfo import ZoneInfo
 
 from django.db.models import (
     Count,
+    Exists,
+    OuterRef,
     Q,
     Sum,
+    Value,
 )
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import visible_decks
-from apps.study import scheduler
+from apps.study import queue_sql, scheduler
 from apps.study.models import CardState, ReviewLog
+from apps.study.queue_sql import CountOf
 
 
 @dataclass
@@ -64,25 +68,30 @@ def today(user, now: datetime | None = None) -> Today:
 def due_counts(
     user, now: datetime | None = None, *, card_counts: dict[int, int] | None = None
 ) -> dict[int, dict[str, int]]:
-    """{deck id: {"due": n, "new": n}} for the home page, each within today's limits.
-    Pass `card_counts` ({deck id: cards}) when the caller has them, to save a query."""
+    """{deck id: {"due": n, "new": n}} for the home page, each within today's limits, as the
+    queue counts them: new cards of a published deck, without the siblings the queue buries
+    (`queue_sql.unburied`). `card_counts` ({deck id: cards}) names the decks when the caller has
+    them; else every deck with cards. Two queries (plus the profile, once per user object)."""
     day = today(user, now)
-    per_deck = (
-        CardState.objects.filter(user=user, card__retired_at=None)
-        .values("deck_id")
-        .annotate(due=Count("id", filter=Q(suspended=False, due_at__lt=day.end)), seen=Count("id"))
+    states = CardState.objects.filter(
+        user=user, card__retired_at=None, deck_id=OuterRef("pk"), suspended=False,
+        due_at__lt=day.end,
+    )  # fmt: skip
+    new = queue_sql.unburied(
+        user,
+        queue_sql.new_cards(user, None).filter(deck_id=OuterRef("pk")),
+        queue_sql.day_logs(user, day.start),
     )
-    known = {row["deck_id"]: row for row in per_deck}
-    counts = {}
+    # Each count stops at the day's limit, so the database reads no more than the queue would.
+    decks = Deck.objects.annotate(
+        due=CountOf(states.values("pk")[: day.reviews_left]) if day.reviews_left else Value(0),
+        new=CountOf(new.values("pk")[: day.new_left]) if day.new_left else Value(0),
+    )
     if card_counts is None:
-        card_counts = dict(Card.objects.values_list("deck_id").annotate(n=Count("id")))
-    for deck_id, total in card_counts.items():
-        row = known.get(deck_id, {"due": 0, "seen": 0})
-        counts[deck_id] = {
-            "due": min(row["due"], day.reviews_left),
-            "new": min(max(0, total - row["seen"]), day.new_left),
-        }
-    return counts
+        decks = decks.filter(Exists(Card.objects.filter(deck=OuterRef("pk"))))
+    else:
+        decks = decks.filter(pk__in=list(card_counts))
+    return {pk: {"due": due, "new": n} for pk, due, n in decks.values_list("pk", "due", "new")}
 
 
 def suspended_cards(user, limit: int = 200) -> list[CardState]:
@@ -116,18 +125,30 @@ MORE_NEW_CARDS = 10
 @dataclass
 class NextSteps:
     """What a learner can do when the queue is empty: learn more new cards today (`unseen` cards
-    were never studied) or cram; the knowledge check to take comes from quizzes' template tag
-    `next_knowledge_check`, as study sits below quizzes."""
+    were never studied, `more` of them the queue would serve now; the rest are siblings of notes
+    studied today, buried until tomorrow) or cram; the knowledge check to take comes from
+    quizzes' template tag `next_knowledge_check`, as study sits below quizzes."""
 
     unseen: int
     more: int  # what the "learn N more new cards today" button offers
 
+    @property
+    def buried_only(self) -> bool:
+        """Unseen cards are left, but every one waits until tomorrow as a sibling."""
+        return self.unseen > 0 and self.more == 0
 
-def next_steps(user, deck: Deck | None) -> NextSteps:
+
+def next_steps(user, deck: Deck | None, now: datetime | None = None) -> NextSteps:
     """One query."""
     cards = Card.objects.filter(deck=deck) if deck else Card.objects.filter(deck__is_published=True)
-    unseen = cards.exclude(states__user=user).count()
-    return NextSteps(unseen, min(unseen, MORE_NEW_CARDS))
+    unseen = cards.exclude(states__user=user)
+    start = scheduler.day_start(now or timezone.now(), profile_for(user).zone)
+    open_ = queue_sql.unburied(user, unseen, queue_sql.day_logs(user, start))
+    row = unseen.order_by().aggregate(
+        unseen=Count("id"),
+        more=Count("id", filter=Q(pk__in=open_.order_by("id").values("pk")[:MORE_NEW_CARDS])),
+    )
+    return NextSteps(row["unseen"], row["more"])
 
 
 def card_state(user, card: Card) -> CardState | None:

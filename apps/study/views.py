@@ -138,10 +138,11 @@ def _review_context(
         "leech": leech,  # (card, lapses) when the grade just given made that card a leech
     }
     if item is None:
-        context["next_steps"] = selectors.next_steps(request.user, deck)
+        context["next_steps"] = selectors.next_steps(request.user, deck, to_study.now)
         if not card_ids and profile_for(request.user).interview_date is not None:
             # The queue served the plan's cards that have a schedule; what is left of today's
-            # plan are new cards past the daily new-card limit, which the plan page introduces.
+            # plan are new cards it does not serve (past the daily new-card limit, or buried
+            # siblings), which the plan page introduces.
             context["plan_left"] = len(interview.planned_today(request.user, to_study.now))
     if item is not None:
         now, zone = to_study.now, to_study.zone

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck, Section
-from apps.study import compiled_sql, queue
+from apps.study import compiled_sql, queue, selectors
 from apps.study.models import CardState, NewCardCursor, ReviewLog
 from apps.study.services import StudyError, card_suspend, review_record, review_undo
 from tests.study.queue_reference import reference_queue
@@ -249,3 +249,46 @@ def test_any_history_is_buried_as_the_reference_buries(alice, notes_deck, action
                 review_record(user=alice, card=cards[card], grade=grade, now=now)
         for deck in (notes_deck, None):
             agrees_with_reference(alice, deck, now + timedelta(seconds=1))
+
+
+# --- what the study pages count, once siblings are buried ---------------------------------
+
+
+def index_new(client) -> str:
+    html = client.get("/study/").content.decode()
+    return html.split("Today:", 1)[1].split("new", 1)[0]
+
+
+def test_the_study_index_counts_the_new_cards_the_queue_serves(client, alice, notes_deck):
+    client.force_login(alice)
+    served = queue.queue(alice, notes_deck).counts["new"]
+    assert served == 12  # the cloze's c1, the reverse's forward and ten basic cards
+    assert selectors.due_counts(alice)[notes_deck.pk]["new"] == served
+    assert "<strong>12</strong>" in index_new(client)
+
+    review_record(user=alice, card=by_slug(notes_deck, "ray-cloze-c1"), grade=4)
+    review_record(user=alice, card=by_slug(notes_deck, "actor"), grade=4)
+    assert queue.queue(alice, notes_deck).counts["new"] == 10  # the basic cards only
+    assert selectors.due_counts(alice)[notes_deck.pk]["new"] == 10
+    assert "<strong>10</strong>" in index_new(client)
+    assert "10 new" in client.get("/").content.decode()
+
+
+def test_the_done_screen_says_siblings_wait_instead_of_offering_them(client, alice, notes_deck):
+    client.force_login(alice)
+    for card in notes_deck.cards.order_by("id"):
+        if card.kind == "basic" or card.slug in ("ray-cloze-c1", "actor"):
+            review_record(user=alice, card=card, grade=5)
+    html = client.get("/study/review/notes/").content.decode()
+    assert "3 cards are still unseen" in html  # c2, c3 and the reverse card
+    assert 'id="buried-until-tomorrow"' in html and "They are siblings" in html
+    assert 'id="learn-more"' not in html  # the queue would serve none of them today
+    steps = selectors.next_steps(alice, notes_deck)
+    assert (steps.unseen, steps.more, steps.buried_only) == (3, 0, True)
+
+
+def test_learn_more_offers_what_the_queue_would_serve(alice, notes_deck):
+    review_record(user=alice, card=by_slug(notes_deck, "ray-cloze-c1"), grade=4)
+    steps = selectors.next_steps(alice, notes_deck)
+    assert (steps.unseen, steps.more) == (14, 10)  # of the forward and ten basic cards, ten
+    assert not steps.buried_only
