@@ -23,7 +23,8 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import Profile, profile_for
@@ -465,19 +466,24 @@ def memory_fit_run(*, user_id: int) -> bool:
         row = MemoryFit.objects.filter(user_id=user_id)
         if not _fit_due(row.values(*FIT_FIELDS).get(), len(reviews)):
             return False  # a duplicate of a fit done since it was asked for (pages ask again)
-        parameters = memory.fit_parameters(reviews)
-        if parameters is not None:  # stored first: a time limit in the second fit keeps it
-            row.update(parameters=list(parameters), fitted_at=timezone.now())
         # No review a day after the previous one: none will be scored before the next one,
         # so every review so far may train the held-out fit.
         split = memory.holdout_split(reviews) or now
+        parameters = memory.fit_parameters(reviews)
+        # The full fit and the attempt are stored first, so a time limit in the second fit
+        # keeps them and memory_fit_due waits for 20% more reviews instead of asking again on
+        # every page. A first fit also gets its split with no held-out parameters (the stats
+        # page then scores the defaults) until the second fit replaces both.
+        first = {"reviews": len(reviews)}
+        if parameters is not None:
+            first |= {"parameters": list(parameters), "fitted_at": timezone.now()}
+        row.update(**first, holdout_split_at=Coalesce("holdout_split_at", Value(split)))
+        if parameters is None:
+            row.update(holdout_parameters=[], holdout_split_at=split)
+            return False
         training = [r for r in reviews if r.at < split]
-        holdout = memory.fit_parameters(training) if parameters is not None else None
-        # The attempt is recorded even without a fit, so memory_fit_due waits for 20% more
-        # reviews instead of asking again on every page.
-        row.update(
-            holdout_parameters=list(holdout or ()), holdout_split_at=split, reviews=len(reviews)
-        )
-        return parameters is not None
+        holdout = memory.fit_parameters(training)
+        row.update(holdout_parameters=list(holdout or ()), holdout_split_at=split)
+        return True
     finally:
         MemoryFit.objects.filter(user_id=user_id).update(claimed_at=None)

@@ -201,6 +201,36 @@ def test_the_worker_stores_the_split_calibration_uses(alice, small_deck):
     assert MemoryFit.objects.values().get(user=alice) == fitted
 
 
+def test_a_held_out_fit_cut_off_by_the_time_limit_keeps_the_full_fit(
+    alice, small_deck, monkeypatch
+):
+    """Celery's soft time limit can land in the second of the worker's two fits (an external
+    event, raised here at the optimizer's edge): the full fit and the attempt are kept, so the
+    pages do not ask for a refit on every view, and the stats page scores the defaults."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    _history(alice, small_deck)
+    fits = iter([tuple(FULL), SoftTimeLimitExceeded()])
+
+    def fit(reviews):
+        step = next(fits)
+        if isinstance(step, BaseException):
+            raise step
+        return step
+
+    monkeypatch.setattr(memory, "fit_parameters", fit)
+    with pytest.raises(SoftTimeLimitExceeded):
+        interview.memory_fit_run(user_id=alice.pk)
+    fit_row = MemoryFit.objects.get(user=alice)
+    assert fit_row.parameters == FULL and fit_row.reviews == 400 and fit_row.claimed_at is None
+    assert fit_row.holdout_split_at == memory.holdout_split(_reviews(alice))
+    assert fit_row.holdout_parameters == []
+    row = MemoryFit.objects.filter(user=alice).values(*interview.FIT_FIELDS).get()
+    assert not interview._fit_due(row, 400)
+    cal = interview.calibration(alice)
+    assert cal is None or cal.model == "defaults"
+
+
 @NEEDS_OPTIMIZER
 def test_the_worker_fits_without_the_held_out_reviews(alice, small_deck):
     """The real optimizer on a learner with enough reviews: the held-out fit differs from the
