@@ -44,8 +44,10 @@ EPSILON = 1e-4
 
 # Card memories memoised by MemoryModel.memory, at most this many (a 200-card learner holds
 # 180 of them, about 0.4 MB with the planner's memos: bench/README-plan-cost.md); when full the
-# memo starts afresh.
-MEMO_SIZE = 20_000
+# memo starts afresh. Each web process holds its own, and an entry grows with the card's
+# history (about 3 KB at 20 reviews), so the cap keeps a process's memos near 15 MB: some 25
+# such learners at once, or 5 with a thousand cards; more only rebuild as before the memos.
+MEMO_SIZE = 5_000
 _MEMORIES: dict[tuple, fsrs.Card] = {}
 _moment = operator.itemgetter(2)
 

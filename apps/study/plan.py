@@ -47,7 +47,7 @@ MAX_PASSES = 8
 MIN_GAIN = 0.002
 # The planner's memos (see `predicted_recall`) hold at most this many answers each (a 200-card
 # learner's plan leaves about 300 and 180); when full they start afresh.
-MEMO_SIZE = 40_000
+MEMO_SIZE = 10_000
 _PREDICTED: dict[tuple, float] = {}
 _DUE_DAYS: dict[tuple, tuple[int, ...]] = {}
 
