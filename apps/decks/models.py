@@ -132,6 +132,8 @@ class Card(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["deck", "slug"], name="card_slug_unique_in_deck")
         ]
+        # A note's cards: the study queue looks up a new card's siblings by it (burying).
+        indexes = [models.Index(fields=["deck", "note_slug"], name="card_note_in_deck")]
 
     def __str__(self) -> str:
         return self.slug
