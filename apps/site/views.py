@@ -14,7 +14,7 @@ from apps.demos.selectors import live_demos_by_card
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, charts, interview, progress, tasks
+from apps.study import browse, charts, fitting, interview, progress, tasks
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
@@ -69,7 +69,7 @@ def stats(request: HttpRequest) -> HttpResponse:
     data = selectors.stats(request.user)
     # Held-out calibration, and a refit asked for when one is due (an old fit without held-out
     # parameters shows the defaults until then), from the same two queries.
-    calibration, fit_due = interview.calibration_and_fit_due(request.user)
+    calibration, fit_due = fitting.calibration_and_fit_due(request.user)
     tasks.memory_fit_enqueue(request.user, due=fit_due)
     heatmap = charts.year_heatmap(data.per_day, data.today)
     labels = [
@@ -89,7 +89,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
         "calibration": calibration,
-        "calibration_min": interview.CALIBRATION_MIN_REVIEWS,
+        "calibration_min": fitting.CALIBRATION_MIN_REVIEWS,
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
         "formulas": progress.FORMULAS,

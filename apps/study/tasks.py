@@ -1,15 +1,15 @@
 """Study's Celery tasks: thin, each takes an id and calls a service.
 
-Imports go one way, this module -> `apps.study.interview` (the service): the service never
+Imports go one way, this module -> `apps.study.fitting` (the service): the service never
 imports the tasks. Asking the worker for a fit is here too (`memory_fit_enqueue`), so a view
 that wants one calls `tasks.memory_fit_enqueue(user)`; the decision whether one is due stays in
-the service (`interview.memory_fit_due`).
+the service (`fitting.memory_fit_due`).
 """
 
 from celery import shared_task
 from django.db import transaction
 
-from apps.study import interview
+from apps.study import fitting
 
 
 @shared_task(
@@ -23,14 +23,14 @@ from apps.study import interview
 def memory_fit_task(user_id: int) -> bool:
     """Fit a learner's own FSRS parameters, on all their reviews and on those before the
     held-out split (idempotent: claimed, and a refit just replaces both)."""
-    return interview.memory_fit_run(user_id=user_id)
+    return fitting.memory_fit_run(user_id=user_id)
 
 
 def memory_fit_enqueue(user, *, due: bool | None = None) -> bool:
     """Ask the worker to fit the learner's parameters if it is due (after the transaction
-    commits); True if it was asked. `due`: the answer of `interview.memory_fit_due` when the
-    caller has it already (the stats page, from `interview.calibration_and_fit_due`)."""
-    if not (interview.memory_fit_due(user) if due is None else due):
+    commits); True if it was asked. `due`: the answer of `fitting.memory_fit_due` when the
+    caller has it already (the stats page, from `fitting.calibration_and_fit_due`)."""
+    if not (fitting.memory_fit_due(user) if due is None else due):
         return False
     transaction.on_commit(lambda: memory_fit_task.delay(user.pk))
     return True

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Section
-from apps.study import interview, memory
+from apps.study import fitting, interview, memory
 from apps.study.memory import MemoryModel, Review
 from apps.study.models import MemoryFit, ReviewLog
 from tests.queries import queries_of_get
@@ -72,7 +72,7 @@ def _history(user, deck, cards=100, seed=7):
 
 
 def _reviews(user) -> list[Review]:
-    return [r for r, _ in interview._reviews(user)]
+    return [r for r, _ in fitting.reviews_of(user)]
 
 
 def test_the_split_is_the_first_of_the_latest_30_percent_of_scored_reviews():
@@ -100,7 +100,7 @@ def test_a_fitted_learner_is_scored_with_the_held_out_parameters(alice, small_de
         user=alice, parameters=FULL, holdout_parameters=HELD, holdout_split_at=split,
         reviews=len(reviews), fitted_at=timezone.now(),
     )  # fmt: skip
-    cal = interview.calibration(alice)
+    cal = fitting.calibration(alice)
     held = memory.calibration(reviews, MemoryModel(HELD), split=split)
     in_sample = memory.calibration(reviews, MemoryModel(FULL), split=split)
     assert (cal.model, cal.split, cal.test_start, cal.count) == ("holdout", split, split, 90)
@@ -119,14 +119,14 @@ def test_reviews_after_the_fit_are_held_out_too(alice, small_deck):
     MemoryFit.objects.create(
         user=alice, parameters=FULL, holdout_parameters=HELD, holdout_split_at=split, reviews=400
     )
-    before = interview.calibration(alice).count
+    before = fitting.calibration(alice).count
     card = small_deck.cards.order_by("id").first()
     ReviewLog.objects.create(
         user=alice, card=card, grade=4, kind="review", state_after={}, reviewed_at=timezone.now()
     )
-    assert interview.calibration(alice).count == before + 1
+    assert fitting.calibration(alice).count == before + 1
     ReviewLog.objects.filter(reviewed_at__gte=split).update(undone_at=timezone.now())
-    assert interview.calibration(alice) is None  # nothing left after the split to score
+    assert fitting.calibration(alice) is None  # nothing left after the split to score
 
 
 def test_an_old_fit_without_held_out_parameters_is_scored_with_the_defaults(alice, small_deck):
@@ -134,16 +134,16 @@ def test_an_old_fit_without_held_out_parameters_is_scored_with_the_defaults(alic
     reviews = _reviews(alice)
     # A row from before held-out fits: the full parameters only, fitted on every review.
     MemoryFit.objects.create(user=alice, parameters=FULL, reviews=len(reviews))
-    cal = interview.calibration(alice)
+    cal = fitting.calibration(alice)
     defaults = memory.calibration(reviews, MemoryModel())
-    assert (cal.model, cal.defaults_reason) == ("defaults", interview.FITTED_ON_ALL)
+    assert (cal.model, cal.defaults_reason) == ("defaults", fitting.FITTED_ON_ALL)
     assert cal.log_loss == pytest.approx(defaults.log_loss)
     assert cal.split == memory.holdout_split(reviews)
     # due for a refit whatever the number of reviews since (the optimizer aside)
-    row = MemoryFit.objects.filter(user=alice).values(*interview.FIT_FIELDS).get()
-    assert interview._fit_due(row, len(reviews))
+    row = MemoryFit.objects.filter(user=alice).values(*fitting.FIT_FIELDS).get()
+    assert fitting._fit_due(row, len(reviews))
     row["holdout_split_at"] = cal.split
-    assert not interview._fit_due(row, len(reviews))
+    assert not fitting._fit_due(row, len(reviews))
 
 
 @NEEDS_OPTIMIZER
@@ -152,13 +152,13 @@ def test_an_old_fit_is_due_for_a_refit_and_the_stats_page_asks_for_it(
 ):
     _history(alice, small_deck, cards=130)  # 520 reviews: over FIT_MIN_REVIEWS
     MemoryFit.objects.create(user=alice, parameters=FULL, reviews=520)
-    assert interview.memory_fit_due(alice)
+    assert fitting.memory_fit_due(alice)
     client.force_login(alice)
     with django_capture_on_commit_callbacks() as asked:
         client.get(STATS)
     assert len(asked) == 1
     MemoryFit.objects.filter(user=alice).update(holdout_split_at=timezone.now())
-    assert not interview.memory_fit_due(alice)  # a held-out fit from 520 reviews: not yet
+    assert not fitting.memory_fit_due(alice)  # a held-out fit from 520 reviews: not yet
     with django_capture_on_commit_callbacks() as asked:
         client.get(STATS)
     assert asked == []
@@ -171,33 +171,33 @@ def test_too_few_reviews_before_the_split_scores_the_defaults_from_that_split(al
     MemoryFit.objects.create(
         user=alice, parameters=FULL, holdout_parameters=[], holdout_split_at=split, reviews=400
     )
-    cal = interview.calibration(alice)
-    assert (cal.model, cal.defaults_reason, cal.split) == ("defaults", interview.TOO_FEW, split)
+    cal = fitting.calibration(alice)
+    assert (cal.model, cal.defaults_reason, cal.split) == ("defaults", fitting.TOO_FEW, split)
     assert cal.log_loss == pytest.approx(memory.calibration(reviews, MemoryModel()).log_loss)
 
 
 def test_no_fit_scores_the_defaults(alice, small_deck):
     _history(alice, small_deck)
-    cal = interview.calibration(alice)
-    assert (cal.model, cal.defaults_reason) == ("defaults", interview.NOT_FITTED)
+    cal = fitting.calibration(alice)
+    assert (cal.model, cal.defaults_reason) == ("defaults", fitting.NOT_FITTED)
 
 
 def test_the_worker_stores_the_split_calibration_uses(alice, small_deck):
     """With the optimizer or without: the stored split is memory.holdout_split of the reviews
     the fit read, and the attempt is recorded, so no refit is asked for before 20% more."""
     _history(alice, small_deck)
-    interview.memory_fit_run(user_id=alice.pk)
+    fitting.memory_fit_run(user_id=alice.pk)
     fit = MemoryFit.objects.get(user=alice)
     reviews = _reviews(alice)
     assert fit.holdout_split_at == memory.holdout_split(reviews)
     assert fit.reviews == len(reviews) == 400 and fit.claimed_at is None
     # 400 reviews: under FIT_MIN_REVIEWS, so the optimizer moves off nothing
     assert fit.parameters == [] and fit.holdout_parameters == []
-    row = MemoryFit.objects.filter(user=alice).values(*interview.FIT_FIELDS).get()
-    assert not interview._fit_due(row, 400) and interview._fit_due(row, 480)
+    row = MemoryFit.objects.filter(user=alice).values(*fitting.FIT_FIELDS).get()
+    assert not fitting._fit_due(row, 400) and fitting._fit_due(row, 480)
     # A second task asked for before the first ran finds nothing due and leaves the row.
     fitted = MemoryFit.objects.values().get(user=alice)
-    assert interview.memory_fit_run(user_id=alice.pk) is False
+    assert fitting.memory_fit_run(user_id=alice.pk) is False
     assert MemoryFit.objects.values().get(user=alice) == fitted
 
 
@@ -220,14 +220,14 @@ def test_a_held_out_fit_cut_off_by_the_time_limit_keeps_the_full_fit(
 
     monkeypatch.setattr(memory, "fit_parameters", fit)
     with pytest.raises(SoftTimeLimitExceeded):
-        interview.memory_fit_run(user_id=alice.pk)
+        fitting.memory_fit_run(user_id=alice.pk)
     fit_row = MemoryFit.objects.get(user=alice)
     assert fit_row.parameters == FULL and fit_row.reviews == 400 and fit_row.claimed_at is None
     assert fit_row.holdout_split_at == memory.holdout_split(_reviews(alice))
     assert fit_row.holdout_parameters == []
-    row = MemoryFit.objects.filter(user=alice).values(*interview.FIT_FIELDS).get()
-    assert not interview._fit_due(row, 400)
-    cal = interview.calibration(alice)
+    row = MemoryFit.objects.filter(user=alice).values(*fitting.FIT_FIELDS).get()
+    assert not fitting._fit_due(row, 400)
+    cal = fitting.calibration(alice)
     assert cal is None or cal.model == "defaults"
 
 
@@ -237,13 +237,13 @@ def test_the_worker_fits_without_the_held_out_reviews(alice, small_deck):
     full one, the stats page scores it from the stored split, and it is not the in-sample
     score the full fit would get. Two fits: tens of seconds."""
     _history(alice, small_deck, cards=400, seed=3)  # 1,600 reviews
-    assert interview.memory_fit_run(user_id=alice.pk)
+    assert fitting.memory_fit_run(user_id=alice.pk)
     fit = MemoryFit.objects.get(user=alice)
     reviews = _reviews(alice)
     assert fit.holdout_split_at == memory.holdout_split(reviews)
     assert fit.holdout_parameters, "the reviews before the split were too few to fit"
     assert fit.holdout_parameters != fit.parameters
-    cal = interview.calibration(alice)
+    cal = fitting.calibration(alice)
     assert (cal.model, cal.test_start) == ("holdout", fit.holdout_split_at)
     in_sample = memory.calibration(reviews, MemoryModel(fit.parameters), split=cal.split)
     assert cal.count == in_sample.count and cal.log_loss != in_sample.log_loss
@@ -304,7 +304,7 @@ def test_calibration_is_two_queries_and_the_stats_page_costs_no_more_for_a_fit(
     # before held-out fits); the leeches. Asking for a refit is on_commit, no query.
     assert counts == [13] * 4, counts
     with django_assert_num_queries(2):
-        cal, _ = interview.calibration_and_fit_due(alice)
+        cal, _ = fitting.calibration_and_fit_due(alice)
     assert cal.model == "holdout"
     with CaptureQueriesContext(connection) as ctx:
         client.get(STATS)
