@@ -77,28 +77,12 @@ def test_plan_build_decides_what_the_reference_decided(
     origin = T0 - timedelta(days=45)
     # The learner's midnight in their zone (the planner's day boundaries follow it).
     start = datetime(2026, 3, 20, tzinfo=ZoneInfo(zone)) if zone != "UTC" else T0
-    expected = reference_plan_build(
-        cards=_deck(model, specs, origin, reference_memory),
-        model=model,
-        today_start=start,
-        days_until=days_until,
-        per_day=per_day,
-        target=target,
-        done_today=done_today,
-        defer=defer,
-    )
+    day = {"model": model, "today_start": start, "days_until": days_until, "per_day": per_day,
+           "target": target, "done_today": done_today, "defer": defer}  # fmt: skip
+    expected = reference_plan_build(cards=_deck(model, specs, origin, reference_memory), **day)
     for _ in range(2):  # cold, then with every memo warm
-        got = plan_build(
-            cards=_deck(model, specs, origin, lambda m, r, i: m.memory(r, card_id=i)),
-            model=model,
-            today_start=start,
-            days_until=days_until,
-            per_day=per_day,
-            target=target,
-            done_today=done_today,
-            defer=defer,
-        )
-        assert got == expected
+        memories = _deck(model, specs, origin, lambda m, r, i: m.memory(r, card_id=i))
+        assert plan_build(cards=memories, **day) == expected
 
 
 @given(st.lists(steps, min_size=1, max_size=10), st.sampled_from([0, 1]))
