@@ -1,6 +1,8 @@
 """Alice takes a knowledge check with the keyboard alone, misses one question, follows its link
 back to the card that teaches it and queues that card for review, in a real Chromium."""
 
+import re
+
 import pytest
 from django.utils import timezone
 
@@ -97,3 +99,39 @@ def test_a_checkpoint_answered_on_a_phone_gives_feedback_in_place(phone_page, co
     assert phone_page.url.endswith("/decks/ray-basics/ray-core/")  # no page load: htmx
     width = phone_page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, "the checkpoint scrolls sideways on a phone"
+
+
+def test_a_save_still_in_flight_when_the_quiz_is_submitted_cannot_cancel_the_submit(
+    page, alice, core_check
+):
+    """The autosave of the last answer may still be on its way when Submit is pressed. Landing
+    after the submit, it would find the attempt closed and redirect the page, cancelling the
+    submit's own navigation: the page drops it instead (the submit carries every answer)."""
+    log_in(page)
+    page.goto("/quizzes/core-check/")
+    with page.expect_navigation(url="**/quizzes/attempts/*/"):
+        page.get_by_role("button", name="Start").click()
+    held = {}
+    page.route("**/save/", lambda route: held.setdefault("save", route))
+    single = Question.objects.get(slug="actor-single")
+    right = single.choices.get(correct=True).key
+    with page.expect_request("**/save/"):
+        page.locator(f'input[name="q-{single.key}"][value="{right}"]').check()
+
+    def hold_the_submit(route):
+        if route.request.method == "POST":
+            held["submit"] = route
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/quizzes/attempts/\d+/$"), hold_the_submit)
+    with page.expect_event("requestfailed", lambda request: request.url.endswith("/save/")):
+        press_on(page, page.get_by_role("button", name="Submit"), "Enter")
+    for _ in range(250):  # the route handler runs while Playwright waits
+        if "submit" in held:
+            break
+        page.wait_for_timeout(20)
+    with page.expect_navigation(url="**/quizzes/attempts/*/"):
+        held["submit"].continue_()
+    assert page.locator("#score").inner_text() != ""
+    assert "Submitted" in page.content()

@@ -1,9 +1,27 @@
-// Knowledge-check countdown. The server keeps the real deadline (answers are autosaved on every
-// change and anything after the deadline is ignored); this only shows the time and submits at zero.
+// The knowledge check's page script: the submit guard and the countdown.
 (function () {
-  const timer = document.getElementById("timer");
   const form = document.getElementById("quiz-form");
-  if (!timer || !form) return;
+  if (!form) return;
+
+  // Answers autosave on every change (htmx). Once the form is submitted, a save still in flight
+  // must not land: the server would find the attempt closed and answer with a client redirect,
+  // which cancels the submit's own navigation. The submit carries every answer anyway.
+  let submitted = false;
+  form.addEventListener("submit", function () {
+    submitted = true;
+    htmx.trigger(form, "htmx:abort");
+  });
+  form.addEventListener("htmx:confirm", function (event) {
+    if (submitted) event.preventDefault();
+  });
+  form.addEventListener("htmx:beforeOnLoad", function (event) {
+    if (submitted) event.preventDefault();
+  });
+
+  // Countdown. The server keeps the real deadline (anything after it is ignored); this only shows
+  // the time and submits at zero.
+  const timer = document.getElementById("timer");
+  if (!timer) return;
   const text = document.getElementById("timer-text");
   const end = Date.now() + Number(timer.dataset.secondsLeft) * 1000;
   let announced = false;
