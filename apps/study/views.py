@@ -173,6 +173,17 @@ def _review_context(
     return context
 
 
+def _back_to_review(request, *, notice: str, after: Card):
+    """Post/redirect/get for the page without htmx: the notice becomes a message, and the card
+    just graded rides along as ?after=, so the next card is kept off it and off its note's
+    siblings, as on the htmx page."""
+    if notice:
+        messages.error(request, notice)
+    query = request.GET.copy()
+    query["after"] = str(after.pk)
+    return redirect(f"{request.path}?{query.urlencode(safe=',')}")
+
+
 def _render_review(request, context):
     template = "study/review.html#review" if request.htmx else "study/review.html"
     return render(request, template, context)
@@ -242,10 +253,12 @@ def review(request, deck_slug: str | None = None):
             if created and services.log_made_leech(log, profile_for(request.user).leech_threshold):
                 leech = (card, log.state_after["lapses"])
         if not request.htmx:
-            return redirect(request.get_full_path())
+            return _back_to_review(request, notice=notice, after=card)
     else:
         deck = _deck(request.user, deck_slug)
         since = _session_start(request, fresh=not request.htmx)
+        if "after" in request.GET:  # the card the plain form just graded (_back_to_review)
+            avoid = selectors.visible_card(request.user, request.GET["after"])
     context = _review_context(
         request, deck, since=since, notice=notice, avoid=avoid, done=done, leech=leech
     )

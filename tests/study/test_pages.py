@@ -70,8 +70,23 @@ def test_a_double_submit_counts_once(alice_client, alice, small_deck):
 
 def test_grading_without_htmx_redirects_back(alice_client, small_deck):
     html = alice_client.get("/study/review/").content.decode()
-    response = alice_client.post("/study/review/", {**form_values(html), "grade": "3"})
-    assert response.status_code == 302 and response["Location"] == "/study/review/"
+    values = form_values(html)
+    response = alice_client.post("/study/review/", {**values, "grade": "3"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/study/review/?after={values['card']}"
+    html = alice_client.get(response["Location"]).content.decode()
+    assert f'name="card" value="{values["card"]}"' not in html  # the next card, not that one
+
+
+def test_a_bad_grade_without_htmx_is_told_after_the_redirect(alice_client, alice, small_deck):
+    url = "/study/review/ray-basics/?cards=" + ",".join(
+        str(pk) for pk in small_deck.cards.values_list("pk", flat=True)[:2]
+    )
+    html = alice_client.get(url).content.decode()
+    response = alice_client.post(url, {**form_values(html), "grade": "9"}, follow=True)
+    assert response.redirect_chain[0][0].startswith(url + "&after=")  # still that card set
+    assert "grade must be 0 to 5, got 9" in response.content.decode()
+    assert not ReviewLog.objects.filter(user=alice).exists()
 
 
 def test_a_bad_grade_is_shown_not_raised(alice_client, small_deck):

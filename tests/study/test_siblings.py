@@ -4,10 +4,12 @@ un-buries them, due siblings are still served (just not right after each other),
 API and the review page count is what they serve."""
 
 import contextlib
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -179,6 +181,23 @@ def test_a_due_sibling_is_served_but_not_right_after_its_sibling(alice, notes_de
         card_suspend(user=alice, card=card)
     last = queue.queue(alice, notes_deck, size=1, avoid=forward, now=day)
     assert kinds(last) == [("due", "actor-reverse")]
+
+
+def test_the_page_without_htmx_keeps_a_due_sibling_off_its_pair_too(client, alice, notes_deck):
+    forward, reverse = by_slug(notes_deck, "actor"), by_slug(notes_deck, "actor-reverse")
+    now = timezone.now()
+    review_record(user=alice, card=forward, grade=4, now=now - timedelta(days=2))
+    review_record(user=alice, card=reverse, grade=4, now=now - timedelta(days=1))
+    review_record(user=alice, card=by_slug(notes_deck, "b0"), grade=4, now=now - timedelta(days=1))
+    client.force_login(alice)
+    html = client.get("/study/review/notes/").content.decode()
+    assert f'name="card" value="{forward.pk}"' in html
+    client_id = re.search(r'name="client_id" value="([^"]+)"', html).group(1)
+    graded = client.post(
+        "/study/review/notes/", {"card": forward.pk, "client_id": client_id, "grade": "4"}
+    )
+    html = client.get(graded["Location"]).content.decode()
+    assert f'name="card" value="{by_slug(notes_deck, "b0").pk}"' in html  # not the reverse
 
 
 def test_the_api_and_the_review_page_count_what_they_serve(alice, api_client, client, notes_deck):
