@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from apps.quizzes.models import Question
 from apps.study.models import CardState
+from tests.browser import WAIT_MS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -132,7 +133,9 @@ def test_a_save_still_in_flight_when_the_quiz_is_submitted_cannot_cancel_the_sub
     page.route(re.compile(r"/quizzes/attempts/\d+/$"), hold_the_submit)
     with page.expect_event("requestfailed", lambda request: request.url.endswith("/save/")):
         press_on(page, page.get_by_role("button", name="Submit"), "Enter")
-    for _ in range(250):  # the route handler runs while Playwright waits
+    # the route handler runs while Playwright waits; bounded as every wait (5 s was too short
+    # for a machine busy with two suites: the test then failed on held["submit"])
+    for _ in range(WAIT_MS // 20):
         if "submit" in held:
             break
         page.wait_for_timeout(20)
