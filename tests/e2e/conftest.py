@@ -1,7 +1,11 @@
 """Browser tests: Playwright's sync API driving Debian's Chromium against live_server
 (the fixtures `browser`, `page` and `phone_page` live in tests/browser.py)."""
 
+from datetime import UTC, datetime
+
 import pytest
+
+from apps.accounts.models import profile_for
 
 SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
@@ -10,6 +14,50 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "/e2e/" in str(item.fspath):
             item.add_marker(pytest.mark.e2e)
+
+
+def zone_near_noon(now: datetime | None = None) -> str:
+    """The fixed-offset zone (Etc/GMT-N is N hours ahead of UTC) whose local time is nearest
+    noon at `now`: there local midnight is at least 11.5 hours away."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    ahead = round(12 - now.hour - now.minute / 60)  # -12 to +12 hours, all Etc zones
+    return f"Etc/GMT{-ahead:+d}" if ahead else "Etc/GMT"
+
+
+@pytest.fixture
+def learner_zone() -> str:
+    """The learners' time zone in browser tests. The live server runs on the real clock (another
+    thread: no frozen time), and "today", new-card limits, burying and the interview's "in 1 day"
+    follow the learner's local day: in UTC a test started near midnight UTC could see the day
+    change between two steps. Local midnight is half a day away from any test of this run."""
+    return zone_near_noon()
+
+
+def _in_zone(user, zone: str):
+    profile = profile_for(user)
+    profile.time_zone = zone
+    profile.save(update_fields=["time_zone"])
+    return user
+
+
+@pytest.fixture
+def alice(alice, learner_zone):
+    return _in_zone(alice, learner_zone)
+
+
+@pytest.fixture
+def bob(bob, learner_zone):
+    return _in_zone(bob, learner_zone)
+
+
+@pytest.fixture
+def charlie(charlie, learner_zone):
+    return _in_zone(charlie, learner_zone)
+
+
+@pytest.fixture
+def staff(staff, learner_zone):
+    return _in_zone(staff, learner_zone)
 
 
 @pytest.fixture

@@ -33,7 +33,9 @@ def test_author_fixes_a_typo_with_the_live_preview(page, small_deck, dave, alice
     page.get_by_role("link", name="Ray basics").click()
     page.get_by_role("link", name="What is a Ray task?").click()
     preview = page.get_by_test_id("preview-back")
-    assert "statless" in preview.inner_text()
+    expect(preview).to_contain_text("statless")
+    # the preview is htmx's (on keyup): keys typed before its deferred script ran send nothing
+    page.wait_for_load_state("load")
 
     back = page.get_by_label("Back (Markdown)")
     back.fill("")
@@ -53,7 +55,7 @@ def test_author_fixes_a_typo_with_the_live_preview(page, small_deck, dave, alice
     assert Revision.objects.filter(card=card).first().note == "typo"
 
     page.get_by_role("link", name="History").click()
-    assert page.locator(".diff ins").first.inner_text() == "**stateless**"
+    expect(page.locator(".diff ins").first).to_have_text("**stateless**")
 
 
 def test_reordering_cards_with_the_keyboard_only(page, small_deck, staff):
@@ -99,6 +101,8 @@ def test_author_writes_a_cloze_card_with_its_live_preview(page, small_deck, dave
     page.get_by_label("Username").fill("dave")
     page.get_by_label("Password").fill("pw-dave-123")
     page.get_by_role("button", name="Log in").click()
+    # the preview is htmx's (on keyup): keys typed before its deferred script ran send nothing
+    page.wait_for_url("**/author/decks/ray-basics/cards/new/")
     page.get_by_label("Kind").select_option("cloze")
     page.get_by_label("Slug").fill("actor-vs-task")
     page.get_by_label("Front (Markdown)").press_sequentially(

@@ -4,6 +4,7 @@ the authoring delete confirmation, the API docs and the admin."""
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from apps.decks.models import Card
 from apps.demos.models import DemoPoint, DemoRun
@@ -55,7 +56,7 @@ def test_a_learners_pages_work_under_the_policy(page, violations, alice, core_ch
     page.keyboard.press("Space")
     page.keyboard.press("3")
     page.locator("#review-front", has_text="What is a Ray actor?").wait_for()
-    assert page.evaluate("document.activeElement.id") == "review-card"
+    expect(page.locator("#review-card")).to_be_focused()
 
     # a checkpoint on a lesson page is checked in place by htmx
     page.goto("/decks/ray-basics/ray-core/")
@@ -109,9 +110,11 @@ def test_authoring_confirm_api_docs_and_admin_work_under_the_policy(
 
     asked = []
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    # confirm() blocks the page until the handler answers, and a click waits for a navigation it
+    # starts: once the click returns, the question was asked and a sent form would have landed
     page.get_by_role("button", name="Delete card").click()
-    page.wait_for_timeout(300)
     assert asked == ["Delete this card and every learner's progress on it?"]
+    assert page.url.endswith(f"/author/cards/{card.pk}/")
     assert Card.objects.filter(pk=card.pk).exists()  # dismissed: nothing sent
 
     page.once("dialog", lambda dialog: dialog.accept())

@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from apps.accounts.models import profile_for
 from apps.study import services
 from apps.study.models import CardState, ReviewLog
 from tests.e2e.test_review import log_in
@@ -30,7 +31,8 @@ def test_set_a_date_see_the_plan_review_it_and_watch_recall_move(page, alice, sm
     expect(page.get_by_text("No interview date is set, so there is no plan")).to_be_visible()
 
     page.goto("/accounts/profile/")
-    tomorrow = timezone.localdate() + timedelta(days=1)
+    # alice's tomorrow (her time zone, tests/e2e/conftest.py), not the test process's (UTC)
+    tomorrow = profile_for(alice).local_today() + timedelta(days=1)
     page.get_by_label("Interview date").fill(tomorrow.isoformat())
     page.get_by_label("Daily budget minutes").fill("10")
     page.get_by_label("Target recall").fill("99")

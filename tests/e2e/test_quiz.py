@@ -5,9 +5,11 @@ import re
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from apps.quizzes.models import Question
 from apps.study.models import CardState
+from tests.browser import WAIT_MS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,7 +66,11 @@ def test_take_a_knowledge_check_by_keyboard_miss_one_follow_its_card_and_queue_i
         choose_with_arrows(
             page, page.locator(f'select[name="q-{match.key}-{pair.left_key}"]'), pair.right_key
         )
-    page.locator("#save-status", has_text="Saved at").wait_for()
+    # Every answer autosaves (one htmx request at a time, the last change queued). "Saved at"
+    # shows after the FIRST save already, so it says nothing of the later ones; htmx marks the
+    # form with htmx-request until the last queued save has answered: wait for that.
+    expect(page.locator("#quiz-form")).not_to_have_class(re.compile(r"\bhtmx-request\b"))
+    expect(page.locator("#save-status")).to_contain_text("Saved at")
 
     with page.expect_navigation(url="**/quizzes/attempts/*/"):
         press_on(page, page.get_by_role("button", name="Submit"), "Enter")
@@ -127,7 +133,9 @@ def test_a_save_still_in_flight_when_the_quiz_is_submitted_cannot_cancel_the_sub
     page.route(re.compile(r"/quizzes/attempts/\d+/$"), hold_the_submit)
     with page.expect_event("requestfailed", lambda request: request.url.endswith("/save/")):
         press_on(page, page.get_by_role("button", name="Submit"), "Enter")
-    for _ in range(250):  # the route handler runs while Playwright waits
+    # the route handler runs while Playwright waits; bounded as every wait (5 s was too short
+    # for a machine busy with two suites: the test then failed on held["submit"])
+    for _ in range(WAIT_MS // 20):
         if "submit" in held:
             break
         page.wait_for_timeout(20)

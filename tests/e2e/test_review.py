@@ -1,6 +1,7 @@
 """alice reviews three cards with the keyboard only, undoes one, in a real Chromium."""
 
 import pytest
+from playwright.sync_api import expect
 
 from apps.study.models import CardState, ReviewLog
 
@@ -12,6 +13,8 @@ def log_in(page, username="alice"):
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(f"pw-{username}-123")
     page.get_by_role("button", name="Log in").click()
+    # logged in once the home page shows: a goto before the redirect lands would cancel it
+    expect(page.get_by_role("heading", name="Decks")).to_be_visible()
 
 
 def front(page) -> str:
@@ -24,15 +27,16 @@ def test_three_cards_by_keyboard_then_undo(page, alice, small_deck):
     assert "What is a Ray task?" in front(page)
 
     answer = page.locator("#review-back")
-    assert not answer.is_visible()
+    expect(answer).to_be_hidden()
     page.keyboard.press("Space")
-    assert answer.is_visible()
+    expect(answer).to_be_visible()
     good = page.get_by_role("button", name="Good, grade 4, next in 1d, ease ±0 (key 3)")
-    assert good.is_visible()
+    expect(good).to_be_visible()
     page.keyboard.press("3")  # Good = 4
     page.locator("#review-front", has_text="What is a Ray actor?").wait_for()
-    # focus moved to the new card, and the live region says which card it is
-    assert page.evaluate("document.activeElement.id") == "review-card"
+    # focus moves to the new card once htmx has swapped it in (its afterSwap handler), and the
+    # live region says which card it is: both waited for, not read at once
+    expect(page.locator("#review-card")).to_be_focused()
     page.locator("#review-status", has_text="Card 2 of 5").wait_for(state="attached")
 
     page.keyboard.press("Space")

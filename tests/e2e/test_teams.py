@@ -3,6 +3,7 @@ browser; both review; the dashboard shows both, in a real Chromium."""
 
 import pytest
 from django.core.cache import cache
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -12,6 +13,8 @@ def log_in(page, username: str) -> None:
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(f"pw-{username}-123")
     page.get_by_role("button", name="Log in").click()
+    # the login page's header has a Teams link too: wait for the page after the log-in
+    expect(page.get_by_role("heading", name="Decks")).to_be_visible()
 
 
 def review(page, keys: list[str]) -> None:
@@ -46,7 +49,8 @@ def test_owner_invites_a_second_user_who_joins_and_both_show_on_the_dashboard(
         bobs_page.goto(link)
         bobs_page.get_by_role("heading", name="Join Ray cohort").wait_for()
         bobs_page.get_by_role("button", name="Join Ray cohort").click()
-        assert bobs_page.get_by_text("Welcome to Ray cohort").is_visible()
+        # a click waits for the next page to start loading, not for its text: wait for it
+        expect(bobs_page.get_by_text("Welcome to Ray cohort")).to_be_visible()
 
         # Both review on the review page, with the keyboard: bob Good then Again.
         review(bobs_page, ["3", "1"])
@@ -57,8 +61,8 @@ def test_owner_invites_a_second_user_who_joins_and_both_show_on_the_dashboard(
         cache.clear()
         bobs_page.goto("/teams/ray-cohort/")
         table = bobs_page.locator("#member-table")
-        assert table.locator("th[scope=row]", has_text="alice").is_visible()
-        assert table.locator("th[scope=row]", has_text="bob").is_visible()
+        expect(table.locator("th[scope=row]", has_text="alice")).to_be_visible()
+        expect(table.locator("th[scope=row]", has_text="bob")).to_be_visible()
     finally:
         context.close()
 
