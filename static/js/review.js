@@ -86,6 +86,9 @@
     var root = event.detail.target;
     if (!root || (root.id !== "review" && root.id !== "cram")) return;
     var swapped = document.getElementById(root.id) || root;
+    // htmx wires swapped-in forms only when the swap settles (20 ms later, longer on a slow
+    // phone); a tap on Good before then would post the plain form and reload the page. Wire now.
+    if (window.htmx) window.htmx.process(swapped);
     var card = document.getElementById("review-card") || document.getElementById("cram-card");
     if (card) card.focus({ preventScroll: false });
     announce(swapped.getAttribute("data-announce"));

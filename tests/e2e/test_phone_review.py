@@ -77,6 +77,23 @@ def test_three_cards_by_thumb_on_a_phone(phone_page, alice, small_deck):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
+def test_a_tap_right_after_the_next_card_arrives_stays_in_the_page(phone_page, alice, small_deck):
+    """On a slow phone htmx settles a swap late, and wires the new buttons only then: a quick
+    thumb on Good before that must still be an htmx grade, not a page reload that restarts the
+    session's count. (A long settle delay stands in for the slow phone.)"""
+    page = phone_page
+    log_in(page)
+    page.goto("/study/review/ray-basics/")
+    page.evaluate("htmx.config.defaultSettleDelay = 5000; window.samePage = true")
+    for text in ["What is a Ray task?", "What is a Ray actor?"]:
+        expect(page.locator("#review-front")).to_contain_text(text)
+        page.locator("#review-front").tap()
+        page.locator(".grade-buttons button", has_text="Good").tap()
+    expect(page.locator("#review-front")).to_contain_text("What does the object store hold?")
+    assert page.evaluate("window.samePage === true"), "a grade reloaded the page"
+    assert ReviewLog.objects.filter(user=alice).count() == 2
+
+
 def test_the_laptop_shows_key_hints_and_the_whole_header(page, alice, small_deck):
     page.set_viewport_size(LAPTOP)
     log_in(page)
