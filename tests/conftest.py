@@ -102,32 +102,41 @@ def celery_left_as_found():
     )
 
 
-def _user(django_user_model, username: str, **extra):
+def _user(django_user_model, username: str, zone: str | None, **extra):
     user = django_user_model.objects.create_user(
         username=username, password=f"pw-{username}-123", **extra
     )
-    profile_for(user)
+    profile = profile_for(user)
+    if zone is not None:
+        profile.time_zone = zone
+        profile.save(update_fields=["time_zone"])
     return user
 
 
 @pytest.fixture
-def alice(django_user_model):
-    return _user(django_user_model, "alice")
+def learner_zone() -> str | None:
+    """The named users' time zone; None keeps the default (UTC). tests/e2e overrides it."""
+    return None
 
 
 @pytest.fixture
-def bob(django_user_model):
-    return _user(django_user_model, "bob")
+def alice(django_user_model, learner_zone):
+    return _user(django_user_model, "alice", learner_zone)
 
 
 @pytest.fixture
-def charlie(django_user_model):
-    return _user(django_user_model, "charlie")
+def bob(django_user_model, learner_zone):
+    return _user(django_user_model, "bob", learner_zone)
 
 
 @pytest.fixture
-def staff(django_user_model):
-    return _user(django_user_model, "staff", is_staff=True)
+def charlie(django_user_model, learner_zone):
+    return _user(django_user_model, "charlie", learner_zone)
+
+
+@pytest.fixture
+def staff(django_user_model, learner_zone):
+    return _user(django_user_model, "staff", learner_zone, is_staff=True)
 
 
 @pytest.fixture

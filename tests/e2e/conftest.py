@@ -5,8 +5,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.accounts.models import profile_for
-
 SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
@@ -31,33 +29,6 @@ def learner_zone() -> str:
     follow the learner's local day: in UTC a test started near midnight UTC could see the day
     change between two steps. Local midnight is half a day away from any test of this run."""
     return zone_near_noon()
-
-
-def _in_zone(user, zone: str):
-    profile = profile_for(user)
-    profile.time_zone = zone
-    profile.save(update_fields=["time_zone"])
-    return user
-
-
-@pytest.fixture
-def alice(alice, learner_zone):
-    return _in_zone(alice, learner_zone)
-
-
-@pytest.fixture
-def bob(bob, learner_zone):
-    return _in_zone(bob, learner_zone)
-
-
-@pytest.fixture
-def charlie(charlie, learner_zone):
-    return _in_zone(charlie, learner_zone)
-
-
-@pytest.fixture
-def staff(staff, learner_zone):
-    return _in_zone(staff, learner_zone)
 
 
 @pytest.fixture
