@@ -55,7 +55,9 @@ def _taking_context(attempt: Attempt, quiz: Quiz, answers: dict) -> dict:
         "attempt": attempt,
         "quiz": quiz,
         "questions": [
-            question_fields(q, seed=seed, answer=answers.get(q.key), number=i)
+            question_fields(
+                q, seed=seed, answer=answers.get(q.key), number=i, draw_seed=attempt.seed
+            )
             for i, q in enumerate(questions, 1)
         ],
     }
