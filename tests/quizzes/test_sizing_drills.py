@@ -122,3 +122,19 @@ def test_the_numbers_change_between_attempts(slug):
     drill = drills.sizing_drill(**DOCS[slug].sizing)
     answers = {drill.draw(seed, "key").answer for seed in range(30)}
     assert len(answers) >= 5
+
+
+def test_at_least_ten_debugging_drills_ship_each_with_real_output_and_its_source():
+    quizzes = read_yaml((FIXTURES / "quizzes" / "distributed-rl-on-ray.yaml").read_text(), "q")
+    drills_shipped = [
+        question
+        for quiz in quizzes["quizzes"]
+        for question in quiz["questions"]
+        if question.get("evidence")
+    ]
+    assert len(drills_shipped) >= 10
+    tools = {question["evidence"]["tool"].split(",")[0] for question in drills_shipped}
+    assert len(tools) >= 6  # ray status, ray memory, metrics, the State API, py-spy, RLlib...
+    for question in drills_shipped:
+        evidence = question["evidence"]
+        assert evidence["output"].strip() and evidence["source"].strip(), question["slug"]
