@@ -36,6 +36,7 @@ def quiz(request: HttpRequest, slug: str) -> HttpResponse:
         context["history"] = selectors.attempt_history(request.user, quiz)
         context["best"] = selectors.best_attempt(request.user, quiz)
         context["open_attempt"] = selectors.open_attempt(request.user, quiz)
+        context["drills"] = selectors.drill_schedule(request.user, quiz)
     return render(request, "quizzes/quiz.html", context)
 
 

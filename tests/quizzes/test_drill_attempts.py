@@ -194,3 +194,16 @@ def test_bad_author_input_is_refused_at_load_naming_the_field(
     assert "question 'runners'" in str(refused.value)
     assert words in str(refused.value)
     assert not Quiz.objects.filter(slug="drills").exists()
+
+
+def test_the_quiz_page_shows_where_the_learner_stands_on_its_drills(
+    api, alice, client, drills_quiz
+):
+    client.force_login(alice)
+    page = client.get(reverse("quizzes:quiz", args=["drills"])).content.decode()
+    assert "Drills in this quiz: <strong>2</strong>" in page and "2 not practised yet" in page
+    questions, _ = shown(api)
+    qid = questions["numeric"]["id"]
+    api.post("/api/quizzes/drills/attempts/", {"answers": {qid: -1}}, format="json")
+    page = client.get(reverse("quizzes:quiz", args=["drills"])).content.decode()
+    assert "<strong>2</strong> due for practice today" in page  # both missed: Again, due now
