@@ -315,6 +315,17 @@ class Range:
         return [self.value(i) for i in range(self.count)]
 
 
+def _name(name: Any, where: str, taken: set[str]) -> str:
+    """A drawn or derived quantity's name, checked: lowercase, not reserved, not taken."""
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise DrillError(f"{where}.name", f"must be a lowercase name like step_ms, got {name!r}")
+    if name in FUNCTIONS or name == ANSWER:
+        raise DrillError(f"{where}.name", f"{name!r} is a reserved word")
+    if name in taken:
+        raise DrillError(f"{where}.name", f"{name!r} is defined twice")
+    return name
+
+
 def range_parse(raw: Any, where: str, taken: set[str]) -> Range:
     if not isinstance(raw, Mapping):
         raise DrillError(where, f"expected a mapping of name, min, max, step, got {raw!r}")
@@ -322,13 +333,7 @@ def range_parse(raw: Any, where: str, taken: set[str]) -> Range:
     if unknown:
         raise DrillError(where, f"unknown key {unknown[0]!r} (allowed: label, max, min, name, "
                                 "step, unit)")  # fmt: skip
-    name = raw.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise DrillError(f"{where}.name", f"must be a lowercase name like step_ms, got {name!r}")
-    if name in FUNCTIONS or name == ANSWER:
-        raise DrillError(f"{where}.name", f"{name!r} is a reserved word")
-    if name in taken:
-        raise DrillError(f"{where}.name", f"{name!r} is defined twice")
+    name = _name(raw.get("name"), where, taken)
     for key in ("min", "max"):
         if key not in raw:
             raise DrillError(f"{where}.{key}", "is missing")
@@ -445,13 +450,7 @@ def sizing_drill(
         where = f"derived[{i}]"
         if not isinstance(raw, Mapping) or set(raw) != {"name", "formula"}:
             raise DrillError(where, "each derived quantity has exactly a name and a formula")
-        name = raw["name"]
-        if not isinstance(name, str) or not NAME_RE.match(name):
-            raise DrillError(f"{where}.name", f"must be a lowercase name, got {name!r}")
-        if name in FUNCTIONS or name == ANSWER:
-            raise DrillError(f"{where}.name", f"{name!r} is a reserved word")
-        if name in taken:
-            raise DrillError(f"{where}.name", f"{name!r} is defined twice")
+        name = _name(raw["name"], where, taken)
         node = formula_parse(raw["formula"], names, f"{where}.formula")
         env[name] = _safe_interval(node, env, f"{where}.formula", ranges)
         steps.append((name, node))
