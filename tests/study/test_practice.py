@@ -48,7 +48,9 @@ def test_the_same_ref_twice_records_once(alice):
 
 
 def test_practice_before_it_is_due_is_logged_and_leaves_the_schedule(alice):
-    now = timezone.now()
+    # At noon, so that an hour later is still the learner's today (a day-long interval is due
+    # by the end of the next day: run at 23:30 UTC, "an hour later" would already be due).
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
     practice_record(user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now)
     log, _ = practice_record(
         user=alice, kind="exercise", key="gae", ref="2", grade=AGAIN, now=now + timedelta(hours=1)
