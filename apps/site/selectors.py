@@ -117,7 +117,7 @@ def stats(user, now: datetime | None = None) -> Stats:
         "mature": (r["mature_passed"], r["mature"]),
         "all": (r["young_passed"] + r["mature_passed"], r["total"]),
     }
-    mastery = _mastery(user)
+    mastery = _mastery(user, now)
     streak, day = 0, today_local
     if not per_day.get(day):
         day -= timedelta(days=1)  # today's reviews may still be ahead; the streak holds
@@ -135,7 +135,7 @@ def stats(user, now: datetime | None = None) -> Stats:
     )
 
 
-def _mastery(user) -> list[SectionMastery]:
+def _mastery(user, now: datetime) -> list[SectionMastery]:
     sections = (
         Section.objects.filter(deck__is_published=True)
         .select_related("deck")
@@ -147,7 +147,7 @@ def _mastery(user) -> list[SectionMastery]:
         for row in CardState.objects.filter(user=user, card__retired_at=None)
         .values("card__section_id")
         .annotate(
-            learnt=Count("id", filter=progress.learned_q()),
+            learnt=Count("id", filter=progress.learned_q(now=now)),
             mature=Count("id", filter=progress.mature_q()),
         )
     }
@@ -242,7 +242,12 @@ def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, De
         .order_by("deck_id", "order", "id")
     )
     learned = dict(
-        CardState.objects.filter(progress.learned_q(), user=user, deck_id__in=deck_ids)
+        CardState.objects.filter(
+            progress.learned_q(now=timezone.now()),
+            user=user,
+            deck_id__in=deck_ids,
+            card__retired_at=None,
+        )
         .values("card__section_id")
         .annotate(n=Count("id"))
         .values_list("card__section_id", "n")
