@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
-from apps.decks.selectors import deck_list, visible_decks
+from apps.decks.selectors import visible_decks
 from apps.study import browse, interview, queue, scheduler, selectors, services
 from apps.study.forms import BrowseForm, MoreNewCardsForm
 from apps.study.queue import QueueItem
@@ -187,34 +187,6 @@ def _back_to_review(request, *, notice: str, after: Card):
 def _render_review(request, context):
     template = "study/review.html#review" if request.htmx else "study/review.html"
     return render(request, template, context)
-
-
-@login_required
-def index(request):
-    """Study home: each deck with what is due today, and the ways in."""
-    decks = list(deck_list(request.user))
-    counts = selectors.due_counts(
-        request.user, card_counts={deck.pk: deck.card_count for deck in decks}
-    )
-    for deck in decks:
-        deck.due = counts.get(deck.pk, {"due": 0, "new": 0})
-    total = {
-        "due": sum(d.due["due"] for d in decks),
-        "new": sum(d.due["new"] for d in decks),
-    }
-    if profile_for(request.user).interview_date is not None:
-        # What the queue serves "for your interview" after the due and new cards, plus the plan's
-        # new cards it does not serve (past the daily new-card limit): the plan page's, as the
-        # review page's done screen says. One plan for both.
-        with interview.one_plan():
-            to_study = queue.queue(request.user)
-            ip = interview.interview_plan(request.user, to_study.now)
-        served = {item.card.pk for item in to_study.items if item.kind == "new"}
-        total["plan_new"] = sum(cid not in served for cid in ip.new_today) if ip else 0
-        total["plan"] = to_study.counts.get("plan", 0) + total["plan_new"]
-    suspended = selectors.suspended_cards(request.user)
-    context = {"decks": decks, "total": total, "suspended": suspended}
-    return render(request, "study/index.html", context)
 
 
 @login_required
