@@ -392,7 +392,11 @@ def next_actions(
         actions.append(section)
     if new_total:
         actions.append(
-            Action("new", f"Learn {_cards(new_total)} new today", _review_url(decks, due, "new"))
+            Action(
+                "new",
+                f"Learn {new_total} new card{'s' if new_total != 1 else ''} today",
+                _review_url(decks, due, "new"),
+            )
         )
     quiz = _next_quiz(decks, paths)
     if quiz is not None:
