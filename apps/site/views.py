@@ -108,20 +108,24 @@ def stats(request: HttpRequest) -> HttpResponse:
     # parameters shows the defaults until then), from the same two queries.
     calibration, fit_due = fitting.calibration_and_fit_due(request.user)
     tasks.memory_fit_enqueue(request.user, due=fit_due)
-    heatmap = charts.year_heatmap(data.per_day, data.today)
     labels = [
         "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
         for i in range(30)
     ]
-    forecast = charts.bar_chart(data.forecast, labels)
+    axes = {"x_label": "day", "y_label": "cards due"}
+    # A laptop's chart and a phone's, each drawn at one unit to the pixel (the page shows one).
+    heatmap = charts.year_heatmap(data.per_day, data.today)
+    heatmap_narrow = charts.year_heatmap(data.per_day, data.today, weeks=25)
+    forecast = charts.bar_chart(data.forecast, labels, **axes)
+    forecast_narrow = charts.bar_chart(data.forecast, labels, width=340, **axes)
     retention = {
         name: {"passed": p, "reviewed": n, "pct": round(100 * p / n) if n else None}
         for name, (p, n) in data.retention.items()
     }
     context = {
         "stats": data,
-        "heatmap": heatmap,
-        "forecast": forecast,
+        "heatmaps": [(heatmap, "wide"), (heatmap_narrow, "narrow")],
+        "forecasts": [(forecast, "wide"), (forecast_narrow, "narrow")],
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),

@@ -38,7 +38,8 @@ def test_review_page_shows_the_first_new_card_with_intervals_on_the_buttons(
     html = alice_client.get("/study/review/ray-basics/").content.decode()
     assert "What is a Ray task?" in html
     grade = (
-        r'{}</span>\s*<small class="grade-interval">{}</small><small class="grade-ease">{}</small>'
+        r'{}</span>\s*<small class="grade-interval"><span class="visually-hidden">next in </span>'
+        r'{}</small>\s*<small class="grade-ease">{}</small>'
     )
     assert re.search(grade.format("Good", "1d", "ease ±0"), html)
     assert re.search(grade.format("Easy", "1d", "ease \\+0.10"), html)
