@@ -53,7 +53,7 @@ def test_set_a_date_see_the_plan_review_it_and_watch_recall_move(page, alice, sm
     reviewed = 0
     while page.locator("#plan-card").count() and reviewed < 5:
         card = page.locator("#plan-card").get_attribute("data-card")
-        page.get_by_text("Show answer").click()
+        page.locator("#reveal").click()
         page.get_by_role("button", name="Good").click()
         expect(page.locator(f'#plan-card[data-card="{card}"]')).to_have_count(0)
         reviewed += 1
