@@ -298,6 +298,7 @@ class BarChart:
 
 
 BAR_TOP = FONT + 6  # room for the tallest bar's value
+BAR_DEFAULTS = {"width": 640, "height": 170, "x_label": "", "y_label": "", "anchor": 0}
 
 
 def text_width(text: str) -> float:
@@ -356,19 +357,10 @@ def _bar_chart(
     )  # fmt: skip
 
 
-def bar_chart(
-    values: list[int],
-    labels: list[str],
-    *,
-    width: int = 640,
-    height: int = 170,
-    x_label: str = "",
-    y_label: str = "",
-    anchor: int = 0,
-) -> BarChart:
-    """A bar a day, `width` px wide or a little less (a phone's: 340)."""
-    return _bar_chart([values], labels, width=width, height=height, x_label=x_label,
-                      y_label=y_label, anchor=anchor)  # fmt: skip
+def bar_chart(values: list[int], labels: list[str], **options) -> BarChart:
+    """A bar a day; `options` as _bar_chart takes them: `width` (640; a phone's is 340),
+    `height`, `x_label`, `y_label` and `anchor` (the day the day labels count from)."""
+    return _bar_chart([values], labels, **{**BAR_DEFAULTS, **options})
 
 
 @dataclass(frozen=True)
@@ -385,16 +377,8 @@ class PairedBarChart(BarChart):
 
 
 def paired_bar_chart(
-    planned: list[int],
-    done: list[int],
-    labels: list[str],
-    *,
-    width: int = 640,
-    height: int = 170,
-    x_label: str = "",
-    y_label: str = "",
-    anchor: int = 0,
+    planned: list[int], done: list[int], labels: list[str], **options
 ) -> PairedBarChart:
-    chart = _bar_chart([planned, done], labels, width=width, height=height, x_label=x_label,
-                       y_label=y_label, anchor=anchor)  # fmt: skip
+    """Two bars a day, planned then done; `options` as bar_chart's."""
+    chart = _bar_chart([planned, done], labels, **{**BAR_DEFAULTS, **options})
     return PairedBarChart(**chart.__dict__)

@@ -81,7 +81,8 @@ def world(seeded, alice, bob, staff):
     return {
         "learner": [
             "/", "/study/", f"/study/review/{deck.slug}/", "reveal", f"/study/cram/{deck.slug}/",
-            "/study/browse/", "/study/browse/?q=nothing-matches", f"/study/browse/{cards[0].pk}/",
+            "/study/browse/", "/study/browse/?q=nothing-matches", "/study/browse/?q=actor",
+            f"/study/browse/{cards[0].pk}/",
             "/study/stats/", "/study/plan/", f"/decks/{deck.slug}/",
             f"/decks/{deck.slug}/{section.slug}/", "/quizzes/", f"/quizzes/{check.slug}/",
             f"/quizzes/attempts/{attempt.pk}/", "/demos/", f"/demos/{run.demo}/", "/demos/runs/",

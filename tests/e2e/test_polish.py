@@ -17,6 +17,7 @@ from apps.demos.models import DemoPoint, DemoRun
 from apps.study.models import CardState
 from apps.study.services import review_record
 from apps.teams.services import team_create
+from tests.e2e.test_review import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,14 +32,6 @@ class Runner:
     def sample(self):
 {CODE}
 ```"""
-
-
-def log_in(page, username="alice"):
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"pw-{username}-123")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Decks")).to_be_visible()
 
 
 def press(page, locator):
