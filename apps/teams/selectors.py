@@ -143,6 +143,22 @@ class TeamAverages:
     streak_days: float
     knowledge: float
     readiness: float
+    hidden: int = 0  # hidden members among the counted ones (their rows are not shown)
+
+    @property
+    def label(self) -> str:
+        """What the averages are over, for the CSV's row: "team average (3 members, 1 of them
+        hidden)", or, with the one hidden member left out, "team average (2 members; 1 hidden
+        member left out so the average cannot give them away)"."""
+        members = f"{self.counted} member{'s' if self.counted != 1 else ''}"
+        if self.left_out:
+            return (
+                f"team average ({members}; {self.left_out} hidden member left out"
+                " so the average cannot give them away)"
+            )
+        if self.hidden:
+            return f"team average ({members}, {self.hidden} of them hidden)"
+        return f"team average ({members})"
 
 
 @dataclass
@@ -202,6 +218,7 @@ class TeamProgress:
             streak_days=sum(m.streak_days for m in counted) / n,
             knowledge=sum(m.knowledge for m in counted) / n,
             readiness=sum(m.readiness for m in counted) / n,
+            hidden=sum(1 for m in counted if m.hidden and m.user_id != viewer_id),
         )
 
 
@@ -367,7 +384,7 @@ def _compute_team_progress(
     weakest = [
         WeakCard(card=card, learners=card.learners, share=card.learners / n)
         for card in study_members.least_learned_cards(
-            deck, user_ids=counted_ids, count=WEAKEST_COUNT
+            deck, user_ids=counted_ids, count=WEAKEST_COUNT, now=now
         )
     ]  # query 8 (or 9)
     return TeamProgress(

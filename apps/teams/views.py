@@ -150,7 +150,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
         avg = progress.averages_for(request.user.pk)
         writer.writerow(
             [
-                f"team average ({avg.counted} members)", "",
+                avg.label, "",
                 _percent(avg.readiness), _percent(avg.mastery_overall),
                 f"{avg.cards_learned:.1f}", f"{avg.due_backlog:.1f}", f"{avg.reviews_7d:.1f}",
                 f"{avg.reviews_30d:.1f}", _percent(avg.retention), f"{avg.streak_days:.1f}",
