@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('study', '0007_memoryfit_holdout_parameters_and_split'),
+        ('study', '0008_practice_state'),
     ]
 
     operations = [
