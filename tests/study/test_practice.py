@@ -19,6 +19,11 @@ from apps.study.practice import (
 pytestmark = pytest.mark.django_db
 
 
+def noon():
+    """A moment well inside alice's (UTC) day, so an hour later is still the same day."""
+    return timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+
+
 def test_a_clean_pass_is_good_a_pass_after_a_failure_hard_a_failure_again():
     assert practice_grade(passed=True, failed_since_due=False) == GOOD
     assert practice_grade(passed=True, failed_since_due=True) == HARD
@@ -27,7 +32,7 @@ def test_a_clean_pass_is_good_a_pass_after_a_failure_hard_a_failure_again():
 
 
 def test_a_first_pass_schedules_the_exercise_a_day_later(alice):
-    now = timezone.now()
+    now = noon()
     log, created = practice_record(
         user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now
     )
@@ -48,7 +53,7 @@ def test_the_same_ref_twice_records_once(alice):
 
 
 def test_practice_before_it_is_due_is_logged_and_leaves_the_schedule(alice):
-    now = timezone.now()
+    now = noon()
     practice_record(user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now)
     log, _ = practice_record(
         user=alice, kind="exercise", key="gae", ref="2", grade=AGAIN, now=now + timedelta(hours=1)
@@ -59,7 +64,7 @@ def test_practice_before_it_is_due_is_logged_and_leaves_the_schedule(alice):
 
 
 def test_a_failure_keeps_it_due_and_counts_a_lapse_once_learnt(alice):
-    now = timezone.now()
+    now = noon()
     practice_record(user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now)
     later = now + timedelta(days=1)
     practice_record(user=alice, kind="exercise", key="gae", ref="2", grade=AGAIN, now=later)
