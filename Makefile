@@ -11,7 +11,7 @@ PORT ?= 8000
 RUN_PROCESSES ?=
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	bench-imports bench-anki ray-cluster ray-cluster-stop ray-cluster-status
+	bench-imports bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor bench-exercises
 
 # The rllib and fit extras too (ray[rllib]; fsrs's optimizer with pandas and tqdm; torch==2.13.0
 # pinned: pip takes its CPU wheel here), so the RLlib PPO demo runs and the worker fits each
@@ -80,3 +80,8 @@ lint:
 
 clean:
 	rm -rf var staticfiles .pytest_cache
+
+## editor: rebuild the exercise page's CodeMirror bundle from the npm registry (the output in
+## apps/exercises/static/exercises/ is committed, so `make run` and CI need no npm).
+editor:
+	cd apps/exercises/editor && npm ci --no-audit --no-fund && node build.mjs
