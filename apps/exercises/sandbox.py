@@ -200,6 +200,7 @@ def command(
     bwrap: str = "/usr/bin/bwrap",
     privileged: bool,
     harness: str = str(HARNESS),
+    info_fd: int | None = None,
 ) -> list[str]:
     """The bwrap command line of one run. `privileged`: the worker is root, so bwrap makes no
     user namespace (a uid mapped to root would escape RLIMIT_NPROC) and the harness drops to the
@@ -209,6 +210,7 @@ def command(
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
         "--unshare-cgroup-try", "--hostname", "sandbox",
         "--die-with-parent", "--new-session", "--clearenv",
+        *(["--info-fd", str(info_fd)] if info_fd is not None else []),
         "--setenv", "HOME", "/tmp/work", "--setenv", "LANG", "C.UTF-8",
         "--setenv", "PATH", "/nonexistent",
         "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
@@ -271,7 +273,19 @@ class _Stream:
     total: int = 0
 
 
-def _killpg(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen, info: bytes) -> None:
+    """Kill the sandbox's pid 1 (bwrap reports its pid on the info fd): the kernel then kills
+    every process of its pid namespace before pid 1 is gone, and bwrap exits only after that,
+    so nothing the code started outlives the run. The process group goes too, in case."""
+    try:
+        child = int(json.loads(info.decode().split("}")[0] + "}")["child-pid"])
+    except (ValueError, KeyError, IndexError, UnicodeDecodeError):
+        child = None
+    if child:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 
@@ -298,28 +312,30 @@ def run(
         "path": [SITE_DIR],
     }
     read_end, write_end = os.pipe()
+    info_read, info_write = os.pipe()
     job["result_fd"] = write_end
     payload = json.dumps(job).encode()
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            command(runtime, limits, bwrap=bwrap, privileged=privileged),
+            command(runtime, limits, bwrap=bwrap, privileged=privileged, info_fd=info_write),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(write_end,),
+            pass_fds=(write_end, info_write),
             env={},  # bwrap's own environment too: the sandbox's pid 1 keeps it in /proc
             start_new_session=True,
         )
     except OSError as exc:
-        os.close(read_end)
-        os.close(write_end)
+        for fd in (read_end, write_end, info_read, info_write):
+            os.close(fd)
         raise SandboxUnavailable(f"bwrap could not be started: {exc}") from None
     os.close(write_end)
-    return _collect(proc, read_end, payload, limits, suites, started)
+    os.close(info_write)
+    return _collect(proc, read_end, info_read, payload, limits, suites, started)
 
 
-def _collect(proc, read_end, payload, limits, suites, started) -> Outcome:
+def _collect(proc, read_end, info_read, payload, limits, suites, started) -> Outcome:
     def feed():
         try:
             proc.stdin.write(payload)
@@ -329,8 +345,9 @@ def _collect(proc, read_end, payload, limits, suites, started) -> Outcome:
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
-    streams = {"stdout": _Stream(), "stderr": _Stream(), "events": _Stream()}
-    files = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr", read_end: "events"}
+    streams = {"stdout": _Stream(), "stderr": _Stream(), "events": _Stream(), "info": _Stream()}
+    files = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr", read_end: "events",
+             info_read: "info"}  # fmt: skip
     sel = selectors.DefaultSelector()
     for fd in files:
         os.set_blocking(fd, False)
@@ -359,19 +376,22 @@ def _collect(proc, read_end, payload, limits, suites, started) -> Outcome:
                     first_event_at = time.monotonic()
                 if stream.total <= EVENTS_MAX_BYTES:
                     stream.kept += chunk
+            elif name == "info":
+                stream.kept += chunk[:4096]
             elif len(stream.kept) < limits.shown_bytes:
                 stream.kept += chunk[: limits.shown_bytes - len(stream.kept)]
         if streams["stdout"].total + streams["stderr"].total > limits.output_bytes:
             why_stopped = "output"
             break
     if why_stopped:
-        _killpg(proc)
+        _stop(proc, bytes(streams["info"].kept))
     returncode = proc.wait()
     elapsed_ms = round(1000 * (time.monotonic() - started))
     sel.close()
     for pipe in (proc.stdout, proc.stderr):
         pipe.close()
     os.close(read_end)
+    os.close(info_read)
     writer.join(timeout=1)
     return outcome_parse(
         bytes(streams["events"].kept),

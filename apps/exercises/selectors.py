@@ -14,7 +14,8 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
-from apps.exercises.models import Exercise, SandboxWorker, Submission
+from apps.exercises.content import ExerciseDoc, ExerciseFileDoc
+from apps.exercises.models import Exercise, ExerciseRevision, SandboxWorker, Submission
 from apps.study import scheduler
 from apps.study.practice import practice_states
 from apps.study.selectors import cards_started
@@ -196,3 +197,44 @@ def member_exercises(deck, *, user_ids) -> tuple[int, dict[int, int]]:
         .values_list("user_id", "n")
     )  # fmt: skip
     return total, passed
+
+
+# --- authors ------------------------------------------------------------------------------------
+
+
+def revision_document(revision: ExerciseRevision) -> ExerciseDoc:
+    """A revision as the exercise file format holds it (export, the editor, the author API)."""
+    return ExerciseDoc(
+        slug=revision.exercise.slug, title=revision.title, prompt=revision.prompt,
+        tests=revision.tests, reference=revision.reference, wrong=list(revision.wrong),
+        cards=list(revision.card_slugs), source=revision.source, section=revision.section_slug,
+        starter=revision.starter, examples=revision.examples,
+    )  # fmt: skip
+
+
+def deck_exercises(deck) -> list[Exercise]:
+    """Every exercise of a deck for its authors, each with its latest revision (`latest`)."""
+    exercises = list(
+        Exercise.objects.filter(deck=deck).select_related("current", "section")
+        .prefetch_related(Prefetch("revisions", ExerciseRevision.objects.order_by("-number")))
+        .order_by("order", "id")
+    )  # fmt: skip
+    for exercise in exercises:
+        revisions = list(exercise.revisions.all())
+        exercise.latest = revisions[0] if revisions else None
+    return exercises
+
+
+def deck_exercise_file(deck) -> ExerciseFileDoc:
+    """The deck's exercises as one file: each at the revision learners see."""
+    exercises = Exercise.objects.filter(deck=deck, current__isnull=False, retired_at=None)
+    exercises = exercises.select_related("current", "current__exercise").order_by("order", "id")
+    return ExerciseFileDoc(deck=deck.slug, exercises=[revision_document(e.current)
+                                                      for e in exercises])  # fmt: skip
+
+
+def import_batch(batch) -> list[ExerciseRevision]:
+    return list(
+        ExerciseRevision.objects.filter(batch=batch).select_related("exercise", "exercise__deck")
+        .order_by("exercise__order", "id")
+    )  # fmt: skip

@@ -4,7 +4,7 @@ from apps.exercises.models import Submission
 from config.limits import StrictUUIDField
 
 
-class CardLinkSerializer(serializers.Serializer):
+class ExerciseCardSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     slug = serializers.CharField()
     url = serializers.CharField()
@@ -27,7 +27,7 @@ class ExerciseDetailSerializer(ExerciseListSerializer):
     starter = serializers.CharField(allow_blank=True)
     examples = serializers.CharField(allow_blank=True, help_text="The visible example tests.")
     source = serializers.CharField()
-    cards = CardLinkSerializer(many=True)
+    cards = ExerciseCardSerializer(many=True)
     limits = serializers.DictField(child=serializers.FloatField())
 
 

@@ -191,6 +191,7 @@ def revision_make_current(revision: ExerciseRevision) -> bool:
     names = card_names(exercise.deck)
     ids = [pk for slug in revision.card_slugs for pk in names.get(slug, [])]
     exercise.cards.set(list(dict.fromkeys(ids)))
+    revision.exercise = exercise
     return True
 
 
