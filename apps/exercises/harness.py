@@ -57,6 +57,10 @@ def _flat(value):
     return value
 
 
+def _numbers(values) -> str:
+    return "[" + ", ".join(f"{float(v):.6g}" for v in values) + "]"
+
+
 def assert_close(got, want, *, name: str = "result", rtol: float = 1e-6, atol: float = 1e-8):
     """Numbers, lists or arrays equal within tolerance; the message names the first index that
     differs, what came and what was expected."""
@@ -80,10 +84,14 @@ def assert_close(got, want, *, name: str = "result", rtol: float = 1e-6, atol: f
         except (TypeError, ValueError):
             raise AssertionError(f"{name}[{i}] is {_short(a)}, not a number") from None
         if math.isnan(a) or not math.isclose(a, b, rel_tol=rtol, abs_tol=atol):
-            where = f"{name}[{i}]" if len(flat_want) > 1 else name
-            raise AssertionError(
-                f"{where} is {a:.6g}, expected {b:.6g}; got {_short(got)}, expected {_short(want)}"
-            )
+            if len(flat_want) == 1:
+                raise AssertionError(f"{name} is {a:.6g}, expected {b:.6g}")
+            message = f"{name}[{i}] is {a:.6g}, expected {b:.6g}"
+            if len(flat_want) <= 8:
+                message += f"; got {_numbers(flat_got)}, expected {_numbers(flat_want)}"
+            else:
+                message += f" (the first of {len(flat_want)} values to differ)"
+            raise AssertionError(message)
 
 
 def assert_equal(got, want, *, name: str = "result"):

@@ -42,6 +42,18 @@ def exercise_detail(user, slug: str) -> Exercise:
     )
 
 
+def practised_cards(exercise_cards) -> list[Card]:
+    """The cards an exercise practises, one per note: a cloze note's other cards would show the
+    deletions this one asks for."""
+    seen, cards = set(), []
+    for card in exercise_cards:
+        note = card.note_slug or card.slug
+        if note not in seen:
+            seen.add(note)
+            cards.append(card)
+    return cards
+
+
 def user_submission(user, pk: int) -> Submission:
     """The learner's own submission (another learner's is a 404: ids do not leak)."""
     return get_object_or_404(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import uuid
 
+from csp.constants import NONCE
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -40,12 +42,15 @@ def _result_context(submission: Submission | None) -> dict:
     context = {"submission": submission, "tests": submission.tests}
     if submission.status == Submission.Status.QUEUED and waited >= settings.EXERCISES_WAIT_NOTICE_S:
         context["waiting"] = {"seconds": int(waited), "status": selectors.sandbox_status()}
-    failed = submission.status in (Submission.Status.FAILED,)
-    if failed:
-        context["cards"] = list(submission.exercise.cards.select_related("deck", "section"))
+    if submission.status == Submission.Status.FAILED:
+        cards = submission.exercise.cards.select_related("deck", "section")
+        context["cards"] = selectors.practised_cards(cards.order_by("section__order", "order"))
     return context
 
 
+# CodeMirror injects its own stylesheet (a <style> element): it carries this response's nonce,
+# and style attributes stay refused.
+@csp_update({"style-src": [NONCE]})
 def exercise(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The exercise with its editor. POST queues a Run or a Submit and comes back here with the
     result panel polling for it (htmx swaps the panel alone)."""
@@ -70,8 +75,8 @@ def exercise(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 error, status, submission = exc.message, exc.status, None
             else:
                 if request.htmx:
-                    context = _result_context(submission)
-                    return render(request, "exercises/exercise.html#result", context)
+                    context = {**_result_context(submission), "client_id": uuid.uuid4()}
+                    return render(request, "exercises/_posted.html", context)
                 return redirect(f"{exercise.get_absolute_url()}?submission={submission.pk}")
         else:
             error, status, submission = (
@@ -100,6 +105,7 @@ def exercise(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     )
     context = {
         "exercise": exercise,
+        "practised": selectors.practised_cards(exercise.cards.all()),
         "revision": revision,
         "code": code,
         "client_id": uuid.uuid4(),

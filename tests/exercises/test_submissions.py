@@ -201,3 +201,15 @@ def test_the_exercise_page_and_its_poll_have_pinned_queries(
     with django_assert_num_queries(4):  # session, user, the submission, and its cards
         response = client.get(f"/exercises/submissions/{submission.pk}/", HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and "Queued" in response.content.decode()
+
+
+def test_each_htmx_submit_gets_a_fresh_client_id_for_the_next(client, alice, adder):
+    client.force_login(alice)
+    first_id = str(uuid.uuid4())
+    response = client.post(URL, {"code": GOOD, "mode": "run", "client_id": first_id},
+                           HTTP_HX_REQUEST="true")  # fmt: skip
+    body = response.content.decode()
+    assert 'hx-swap-oob="true"' in body and first_id not in body
+    again = client.post(URL, {"code": GOOD, "mode": "run", "client_id": first_id},
+                        HTTP_HX_REQUEST="true")  # fmt: skip
+    assert again.status_code == 200 and Submission.objects.count() == 1  # a double click

@@ -8,7 +8,7 @@ const out = "../static/exercises";
 const result = await build({
   entryPoints: ["src/editor.js"],
   bundle: true,
-  minify: true,
+  minify: process.env.MINIFY !== "0",
   format: "iife",
   target: ["es2020"],
   outfile: `${out}/editor.js`,

@@ -1,11 +1,35 @@
 // The exercise page's editor: CodeMirror 6 on a screen with a fine pointer, the plain textarea
 // elsewhere (a phone). Either way the form is an ordinary form: the textarea holds the code and
 // is what posts, so the page works without this script.
-import { basicSetup } from "codemirror";
-import { indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { lintGutter, setDiagnostics } from "@codemirror/lint";
-import { EditorView, keymap } from "@codemirror/view";
+import {
+  bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting,
+} from "@codemirror/language";
+import { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
+import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
+import { EditorState } from "@codemirror/state";
+import {
+  EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter,
+  highlightSpecialChars, keymap, lineNumbers,
+} from "@codemirror/view";
+
+// CodeMirror's basicSetup, less what sets style attributes the page's CSP refuses (the
+// crosshair cursor of rectangular selection) and the completion popup (nothing to complete).
+const setup = [
+  lineNumbers(),
+  highlightActiveLineGutter(),
+  highlightSpecialChars(),
+  history(),
+  drawSelection(),
+  EditorState.tabSize.of(4),
+  indentOnInput(),
+  syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+  bracketMatching(),
+  highlightActiveLine(),
+  highlightSelectionMatches(),
+  keymap.of([...defaultKeymap, ...searchKeymap, ...historyKeymap, ...lintKeymap]),
+];
 
 let view = null;
 
@@ -62,7 +86,7 @@ function enhance(textarea) {
   view = new EditorView({
     doc: textarea.value,
     extensions: [
-      basicSetup,
+      setup,
       python(),
       lintGutter(),
       keymap.of([
@@ -74,6 +98,7 @@ function enhance(textarea) {
         if (update.docChanged) textarea.value = update.state.doc.toString();
       }),
       EditorView.contentAttributes.of({ "aria-label": "Your solution (Python)", "aria-describedby": "editor-keys" }),
+      EditorView.cspNonce.of(textarea.dataset.cspNonce || ""),
     ],
   });
   textarea.hidden = true;
