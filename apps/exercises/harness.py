@@ -111,6 +111,7 @@ def _checks_module() -> types.ModuleType:
 
 def _limits(job: dict) -> None:
     limits = job["limits"]
+    os.nice(int(limits.get("nice", 0)))  # below the web's priority on a shared machine
     cpu = int(limits["cpu_s"])
     wanted = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),

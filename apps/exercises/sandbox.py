@@ -57,6 +57,7 @@ class Limits:
     tmpfs_mb: int = 64
     output_bytes: int = 1 << 20  # stdout + stderr past this: the run is stopped
     shown_bytes: int = 4096  # what is kept of each stream
+    nice: int = 10  # learners' code runs below the web and the workers' own priority
 
 
 @dataclass(frozen=True)
