@@ -47,6 +47,13 @@ class ExerciseDocumentSerializer(serializers.Serializer):
     wrong = WrongSolutionSerializer(many=True)
 
 
+class ExerciseFileSerializer(serializers.Serializer):
+    """An exercise file (the format of fixtures/exercises and of the export)."""
+
+    deck = serializers.CharField()
+    exercises = ExerciseDocumentSerializer(many=True)
+
+
 class ExerciseRevisionSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     status = serializers.ChoiceField(choices=ExerciseRevision.Status.choices)
@@ -155,7 +162,7 @@ class ExerciseImport(AuthorView, APIView):
     @extend_schema(
         request={"multipart/form-data": {"type": "object", "properties": {
             "file": {"type": "string", "format": "binary"}}},
-            "application/json": {"type": "object"}},
+            "application/json": ExerciseFileSerializer},
         responses={202: ImportBatchSerializer, 400: OpenApiResponse(
             description="The file, with the entry and problem named: nothing written.")},
         description="An exercise file (YAML or JSON upload, or the document as a JSON body) "
