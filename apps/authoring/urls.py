@@ -44,6 +44,7 @@ urlpatterns = [
     ),
     path("exercises/<slug:slug>/", views.exercise, name="exercise"),
     path("exercise-revisions/<int:pk>/recheck/", views.exercise_recheck, name="exercise-recheck"),
+    path("exercise-revisions/<int:pk>/restore/", views.exercise_restore, name="exercise-restore"),
     path(
         "exercise-imports/<uuid:batch>/",
         views.exercise_import_batch,

@@ -181,7 +181,7 @@ class ExerciseFigure:
 
 def exercise_figures(user) -> list[ExerciseFigure]:
     """The stats page's exercises: each with the learner's schedule, Submits and whether one
-    passed. Three queries."""
+    passed. Two queries (one when there are none)."""
     exercises = list(
         live_exercises(user).annotate(
             submits=Count("submissions", filter=Q(submissions__user=user,
@@ -191,6 +191,8 @@ def exercise_figures(user) -> list[ExerciseFigure]:
                                                  submissions__mode="submit")),
         )
     )  # fmt: skip
+    if not exercises:
+        return []
     states = practice_states(user=user, kind=KIND, keys=[e.slug for e in exercises])
     return [ExerciseFigure(e, states.get(e.slug), e.submits, e.passes > 0) for e in exercises]
 

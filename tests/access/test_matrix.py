@@ -577,6 +577,14 @@ MATRIX: dict[str, list[Probe]] = {
             shares=("staff",),
         )
     ],
+    "authoring:exercise-restore": [
+        P(
+            "post",
+            r("authoring:exercise-restore", "draft_exercise.current.pk"),
+            AUTHOR,
+            shares=("staff",),
+        )
+    ],
     "authoring:exercise-import": [
         P("post", r("authoring:exercise-import", "alice-draft"), AUTHOR, shares=("staff",))
     ],
@@ -941,6 +949,14 @@ MATRIX: dict[str, list[Probe]] = {
             fmt="json",
             shares=("staff",),
         ),
+    ],
+    "api-author-exercise-revision-restore": [
+        A(
+            "post",
+            r("api-author-exercise-revision-restore", "draft_exercise.current.pk"),
+            A_AUTHOR,
+            shares=("staff",),
+        )
     ],
     "api-author-exercise-import-batch": [
         A("get", r("api-author-exercise-import-batch", "draft_exercise.current.batch"), A_AUTHOR)

@@ -122,3 +122,17 @@ def test_a_learner_submission_runs_against_the_accepted_revision(alice, small_de
     submission, _ = services.submission_create(user=alice, exercise=exercise, code=GOOD,
                                                mode="submit")  # fmt: skip
     assert submission.revision.number == 1
+
+
+def test_an_old_revision_is_restored_as_a_new_one_and_checked(client, staff, small_deck,
+                                                              small_limits):  # fmt: skip
+    first, _ = services.exercise_save(deck=small_deck, doc=adder_doc(), accept=True)
+    services.exercise_save(deck=small_deck, doc=adder_doc(title="Second"), accept=True)
+    client.force_login(staff)
+    response = client.post(f"/author/exercise-revisions/{first.pk}/restore/")
+    assert response.status_code == 302
+    latest = ExerciseRevision.objects.order_by("-number").first()
+    assert (latest.number, latest.title, latest.made_by) == (3, "Add two numbers", "restore")
+    check_all()
+    latest.refresh_from_db()
+    assert latest.status == "accepted" and Exercise.objects.get().title == "Add two numbers"

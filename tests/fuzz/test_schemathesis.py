@@ -55,6 +55,7 @@ def _real_path_values(path: str, w: World) -> dict[str, list]:
         "/api/author/revisions/": [w.revision.pk],
         "/api/author/imports/": [w.import_job.pk],
         "/api/exercise-submissions/": [w.submission.pk],
+        "/api/author/exercise-revisions/": [w.draft_exercise.current.pk],
         "/api/cards/": [w.card.pk, w.draft_card.pk],
     }
     slugs = {

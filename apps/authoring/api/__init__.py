@@ -20,6 +20,7 @@ from apps.authoring.api.exercises import (
     ExerciseExport,
     ExerciseImport,
     ExerciseImportBatch,
+    ExerciseRevisionRestore,
 )
 from apps.authoring.api.imports import (
     DeckExport,
@@ -88,6 +89,11 @@ urlpatterns = [
     ),
     path(
         "author/exercises/<slug:slug>/", ExerciseAuthorDetail.as_view(), name="api-author-exercise"
+    ),
+    path(
+        "author/exercise-revisions/<int:pk>/restore/",
+        ExerciseRevisionRestore.as_view(),
+        name="api-author-exercise-revision-restore",
     ),
     path(
         "author/exercise-imports/<uuid:batch>/",

@@ -155,6 +155,22 @@ class ExerciseAuthorDetail(AuthorView, APIView):
         return Response(_revision_body(revision), status=code)
 
 
+class ExerciseRevisionRestore(AuthorView, APIView):
+    @extend_schema(request=None, responses=DOC_RESPONSES)
+    def post(self, request, pk: int):
+        revision = ExerciseRevision.objects.select_related("exercise").filter(pk=pk).first()
+        if revision is None:
+            raise NotFound("No such exercise revision.")
+        exercise = exercise_for_author(request.user, revision.exercise.slug)
+        restored, created = exercise_services.exercise_save(
+            deck=exercise.deck, doc=exercise_selectors.revision_document(revision),
+            author=request.user, made_by=ExerciseRevision.Source.RESTORE,
+            note=f"restored revision {revision.number}",
+        )  # fmt: skip
+        code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
+        return Response(_revision_body(restored), status=code)
+
+
 class ExerciseImport(AuthorView, APIView):
     parser_classes = [MultiPartParser, JSONParser]
     throttle_scope = "write"

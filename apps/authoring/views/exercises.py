@@ -108,6 +108,25 @@ def exercise_recheck(request, pk: int):
 
 @require_POST
 @author_required
+def exercise_restore(request, pk: int):
+    """An old revision's content saved as the next revision, checked like any other."""
+    revision = get_object_or_404(ExerciseRevision.objects.select_related("exercise"), pk=pk)
+    exercise = exercise_for_author(request.user, revision.exercise.slug)
+    restored, created = exercise_services.exercise_save(
+        deck=exercise.deck, doc=exercise_selectors.revision_document(revision),
+        author=request.user, made_by=ExerciseRevision.Source.RESTORE,
+        note=f"restored revision {revision.number}",
+    )  # fmt: skip
+    if created:
+        messages.success(request, f"Revision {revision.number} restored as revision "
+                         f"{restored.number}; the worker checks it.")  # fmt: skip
+    else:
+        messages.info(request, f"Revision {revision.number} is already the latest.")
+    return redirect("authoring:exercise", slug=exercise.slug)
+
+
+@require_POST
+@author_required
 def exercise_import(request, slug: str):
     """A YAML or JSON exercise file for this deck: every exercise in it is written as a
     revision to be checked (the file must name this deck)."""
