@@ -207,6 +207,17 @@ def revision_recheck(*, revision: ExerciseRevision) -> ExerciseRevision:
     return revision
 
 
+def revision_restore(*, revision: ExerciseRevision, author) -> tuple[ExerciseRevision, bool]:
+    """An old revision's content saved as the exercise's next revision (checked like any
+    other); (revision, created): the latest content already is it, nothing is written."""
+    from apps.exercises.selectors import revision_document
+
+    return exercise_save(
+        deck=revision.exercise.deck, doc=revision_document(revision), author=author,
+        made_by=ExerciseRevision.Source.RESTORE, note=f"restored revision {revision.number}",
+    )  # fmt: skip
+
+
 @transaction.atomic
 def exercise_retire(*, exercise: Exercise) -> Exercise:
     """Take an exercise away from learners, keeping its submissions and schedules."""

@@ -2,7 +2,6 @@
 import (each exercise then checked in the sandbox by the worker) and export. The same services
 as the author pages; a document is an exercise entry of the file format (fixtures/exercises)."""
 
-from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
@@ -13,15 +12,15 @@ from rest_framework.views import APIView
 from apps.authoring import selectors
 from apps.authoring.api.base import AuthorView
 from apps.authoring.views.exercises import (
-    EXPORT_TYPES,
     MAX_UPLOAD,
     exercise_for_author,
     exercises_document,
+    export_response,
 )
 from apps.decks.content import ContentError
 from apps.exercises import selectors as exercise_selectors
 from apps.exercises import services as exercise_services
-from apps.exercises.content import exercise_file_dump, exercise_file_parse, exercise_parse
+from apps.exercises.content import exercise_file_parse, exercise_parse
 from apps.exercises.models import ExerciseRevision
 from config import limits
 
@@ -161,12 +160,10 @@ class ExerciseRevisionRestore(AuthorView, APIView):
         revision = ExerciseRevision.objects.select_related("exercise").filter(pk=pk).first()
         if revision is None:
             raise NotFound("No such exercise revision.")
-        exercise = exercise_for_author(request.user, revision.exercise.slug)
-        restored, created = exercise_services.exercise_save(
-            deck=exercise.deck, doc=exercise_selectors.revision_document(revision),
-            author=request.user, made_by=ExerciseRevision.Source.RESTORE,
-            note=f"restored revision {revision.number}",
-        )  # fmt: skip
+        exercise_for_author(request.user, revision.exercise.slug)
+        restored, created = exercise_services.revision_restore(
+            revision=revision, author=request.user
+        )
         code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(_revision_body(restored), status=code)
 
@@ -226,9 +223,4 @@ class ExerciseExport(AuthorView, APIView):
     @extend_schema(responses={(200, "application/yaml"): str, (200, "application/json"): str})
     def get(self, request, slug: str, fmt: str):
         deck = selectors.deck_for_author(request.user, slug)
-        if fmt not in EXPORT_TYPES:
-            raise NotFound(f"Export formats: {', '.join(EXPORT_TYPES)}.")
-        text = exercise_file_dump(exercise_selectors.deck_exercise_file(deck), fmt)
-        response = HttpResponse(text, content_type=f"{EXPORT_TYPES[fmt]}; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{deck.slug}-exercises.{fmt}"'
-        return response
+        return export_response(deck, fmt, NotFound)

@@ -112,11 +112,7 @@ def exercise_restore(request, pk: int):
     """An old revision's content saved as the next revision, checked like any other."""
     revision = get_object_or_404(ExerciseRevision.objects.select_related("exercise"), pk=pk)
     exercise = exercise_for_author(request.user, revision.exercise.slug)
-    restored, created = exercise_services.exercise_save(
-        deck=exercise.deck, doc=exercise_selectors.revision_document(revision),
-        author=request.user, made_by=ExerciseRevision.Source.RESTORE,
-        note=f"restored revision {revision.number}",
-    )  # fmt: skip
+    restored, created = exercise_services.revision_restore(revision=revision, author=request.user)
     if created:
         messages.success(request, f"Revision {revision.number} restored as revision "
                          f"{restored.number}; the worker checks it.")  # fmt: skip
@@ -178,8 +174,13 @@ def exercise_import_batch(request, batch):
 @author_required
 def exercise_export(request, slug: str, fmt: str):
     deck = selectors.deck_for_author(request.user, slug)
+    return export_response(deck, fmt, Http404)
+
+
+def export_response(deck, fmt: str, missing) -> HttpResponse:
+    """The deck's exercise file as a download; `missing` is the 404 of the caller's kind."""
     if fmt not in EXPORT_TYPES:
-        raise Http404(f"Export formats: {', '.join(EXPORT_TYPES)}.")
+        raise missing(f"Export formats: {', '.join(EXPORT_TYPES)}.")
     text = exercise_file_dump(exercise_selectors.deck_exercise_file(deck), fmt)
     response = HttpResponse(text, content_type=f"{EXPORT_TYPES[fmt]}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{deck.slug}-exercises.{fmt}"'
