@@ -153,7 +153,7 @@ def exercise_save(
         )
     latest = exercise.revisions.order_by("-number").first()
     content = doc.content()
-    if latest is not None and latest.content() == content and latest.status != "refused":
+    if latest is not None and latest.content() == content:
         return latest, False
     revision = ExerciseRevision.objects.create(
         exercise=exercise, number=(latest.number + 1) if latest else 1, made_by=made_by,
