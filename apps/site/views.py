@@ -11,6 +11,7 @@ from django.template import loader
 from apps.accounts.models import profile_for
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
+from apps.exercises import selectors as exercise_selectors
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
@@ -95,6 +96,7 @@ def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResp
         "previous": previous,
         "following": following,
         **section_quiz_blocks(quiz_selectors.section_quizzes(section)),
+        "section_exercises": exercise_selectors.section_exercises(request.user, section),
     }
     return render(request, "site/section.html", context)
 
@@ -134,6 +136,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
         "formulas": progress.FORMULAS,
+        "exercises": exercise_selectors.exercise_figures(request.user),
     }
     return render(request, "site/stats.html", context)
 

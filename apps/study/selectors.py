@@ -194,3 +194,13 @@ def session_summary(user, since: datetime) -> SessionSummary:
 
 
 # --- stats -----------------------------------------------------------------------------------
+
+
+def cards_started(user, card_ids) -> set[int]:
+    """Which of `card_ids` the learner has begun (has a schedule for). One query; for apps above
+    study that pace their own items by the cards they build on (exercises)."""
+    return set(
+        CardState.objects.filter(user=user, card_id__in=list(card_ids)).values_list(
+            "card_id", flat=True
+        )
+    )

@@ -102,6 +102,9 @@ class MemberProgressSerializer(serializers.Serializer):
         child=serializers.FloatField(allow_null=True),
         help_text="Knowledge-check slug -> best score share, null if not taken.",
     )
+    exercises_passed = serializers.IntegerField(
+        help_text="The deck's code exercises the member has passed with a Submit."
+    )
     last_active = serializers.DateTimeField(allow_null=True)
     interview_date = serializers.DateField(
         allow_null=True, help_text="The member's interview date (their local day), or null."

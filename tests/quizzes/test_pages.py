@@ -238,9 +238,9 @@ def test_a_bad_checkpoint_post_says_why(client, quizzes):
 def test_the_section_page_query_count_does_not_grow_with_checkpoints(
     client, quizzes, django_assert_num_queries
 ):
-    # the decks page's 6 (section, concepts, cards, neighbours, quizzes, demo links) + questions,
-    # choices, statements, pairs; the same for one checkpoint question or fifty
-    with django_assert_num_queries(10):
+    # the decks page's 7 (section, concepts, cards, neighbours, quizzes, demo links, exercises) +
+    # questions, choices, statements, pairs; the same for one checkpoint question or fifty
+    with django_assert_num_queries(11):
         assert client.get("/decks/ray-basics/ray-core/").status_code == 200
 
 

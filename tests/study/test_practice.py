@@ -11,6 +11,7 @@ from apps.study.practice import (
     GOOD,
     HARD,
     practice_due,
+    practice_failed_since_due,
     practice_grade,
     practice_record,
     practice_states,
@@ -80,3 +81,20 @@ def test_kinds_and_learners_are_kept_apart(alice, bob):
     assert practice_states(user=alice, kind="drill")["k"].repetitions == 0
     assert practice_states(user=bob, kind="drill", keys=["k", "other"])["k"].repetitions == 1
     assert [s.key for s in practice_due(user=alice, kind="drill")] == ["k"]
+
+
+def test_failed_since_due_counts_failures_after_the_item_fell_due_and_since_the_last_pass(alice):
+    """What tells a pass after a failure (Hard) from a clean pass (Good), so a re-drill clears."""
+    t0 = timezone.now()
+    args = {"user": alice, "kind": "exercise", "key": "gae"}
+    assert practice_failed_since_due(**args) is False  # never practised
+    practice_record(**args, ref="1", grade=AGAIN, now=t0)
+    assert practice_failed_since_due(**args) is True  # an Again makes it due from that moment
+    practice_record(**args, ref="2", grade=HARD, now=t0 + timedelta(minutes=1))
+    assert practice_failed_since_due(**args) is False  # passed since: the next pass is Good
+    practice_record(**args, ref="3", grade=GOOD, now=t0 + timedelta(minutes=2))
+    state = PracticeState.objects.get(**args)
+    assert state.due_at > t0 + timedelta(hours=12)
+    # Practised early (not due), a failure leaves the schedule and does not make the due pass Hard.
+    practice_record(**args, ref="4", grade=AGAIN, now=t0 + timedelta(hours=1))
+    assert practice_failed_since_due(**args) is False
