@@ -85,7 +85,7 @@ def test_kinds_and_learners_are_kept_apart(alice, bob):
 
 def test_failed_since_due_counts_failures_after_the_item_fell_due_and_since_the_last_pass(alice):
     """What tells a pass after a failure (Hard) from a clean pass (Good), so a re-drill clears."""
-    t0 = timezone.now()
+    t0 = noon()
     args = {"user": alice, "kind": "exercise", "key": "gae"}
     assert practice_failed_since_due(**args) is False  # never practised
     practice_record(**args, ref="1", grade=AGAIN, now=t0)
