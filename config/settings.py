@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.study",
     "apps.quizzes",
     "apps.demos",
+    "apps.exercises",
     "apps.teams",
     "apps.authoring",
     "apps.site",
@@ -276,6 +277,7 @@ THROTTLED_WRITE_VIEWS = {
     "apps.demos.api.DemoRunCreate",
     "apps.authoring.api.DeckImport",
     "apps.authoring.api.ImportJobCreate",
+    "apps.exercises.api.SubmissionCreate",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RayDeck API",
@@ -324,13 +326,27 @@ RAY_NUM_CPUS = envint("RAY_NUM_CPUS", 2)
 RAY_SHIP_CODE = envbool("RAY_SHIP_CODE", True)  # send apps/ with the job to a RAY_ADDRESS cluster
 # Demos run on their own queue, served by one worker with concurrency 1 (Procfile "demos"):
 # one demo at a time keeps measurements honest and Ray in a single process.
-CELERY_TASK_ROUTES = {"demos.*": {"queue": "demos"}}
+CELERY_TASK_ROUTES = {"demos.*": {"queue": "demos"}, "exercises.*": {"queue": "exercises"}}
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = 60  # a cold ray.init in worker_process_init takes 2-7 s
 DEMOS_MAX_ACTIVE_RUNS_PER_USER = envint("DEMOS_MAX_ACTIVE_RUNS_PER_USER", 3)
 DEMOS_HEARTBEAT_S = envint("DEMOS_HEARTBEAT_S", 5)
 DEMOS_STALE_AFTER_S = envint("DEMOS_STALE_AFTER_S", 60)
 DEMOS_QUEUED_TIMEOUT_S = envint("DEMOS_QUEUED_TIMEOUT_S", 900)
 DEMOS_REAP_EVERY_S = envint("DEMOS_REAP_EVERY_S", 30)
+
+# Code exercises run on their own queue (Procfile "exercises"), each in a fresh bubblewrap sandbox
+# with these limits (apps/exercises/sandbox.py); docs/security.md says how production isolates it.
+EXERCISES_BWRAP = os.environ.get("EXERCISES_BWRAP", "/usr/bin/bwrap")
+EXERCISES_CPU_S = envint("EXERCISES_CPU_S", 5)
+EXERCISES_WALL_S = min(30, envint("EXERCISES_WALL_S", 10))
+EXERCISES_MEMORY_MB = envint("EXERCISES_MEMORY_MB", 512)
+EXERCISES_PROCESSES = envint("EXERCISES_PROCESSES", 32)
+EXERCISES_OUTPUT_KB = envint("EXERCISES_OUTPUT_KB", 1024)  # stdout + stderr before a run is stopped
+EXERCISES_MAX_CODE_BYTES = envint("EXERCISES_MAX_CODE_BYTES", 64 * 1024)
+EXERCISES_SWEEP_S = envint("EXERCISES_SWEEP_S", 10)  # the worker's heartbeat and sweep
+EXERCISES_RESEND_S = envint("EXERCISES_RESEND_S", 60)  # a queued job not picked up: sent again
+EXERCISES_WORKER_STALE_S = envint("EXERCISES_WORKER_STALE_S", 45)  # no heartbeat: "no worker"
+EXERCISES_WAIT_NOTICE_S = envint("EXERCISES_WAIT_NOTICE_S", 15)  # queued this long: page says why
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)

@@ -384,3 +384,76 @@ class ImportForm(AuthorForm):
             "deck_title": data["title"].strip(),
             "section": data["section"].strip(),
         }
+
+
+WRONG_SLOTS = 3  # wrong solutions the exercise editor shows (the API and files take any number)
+
+
+class ExerciseForm(AuthorForm):
+    """The exercise editor: the file format's fields, the cards as slugs (spaces or commas) and
+    up to WRONG_SLOTS wrong solutions, each with the mistake it makes."""
+
+    slug = Text()
+    title = Text()
+    section = Text()
+    cards = Text()
+    source = Text()
+    prompt = Text()
+    starter = Text()
+    examples = Text()
+    tests = Text()
+    reference = Text()
+    note = Text()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for i in range(1, WRONG_SLOTS + 1):
+            self.fields[f"wrong_{i}_mistake"] = Text()
+            self.fields[f"wrong_{i}_code"] = Text()
+
+    def document(self) -> dict:
+        """What was typed, as an exercise entry of the file format (apps.exercises.content)."""
+        data = self.cleaned_data
+        doc = {
+            name: data[name]
+            for name in (
+                "slug",
+                "title",
+                "section",
+                "source",
+                "prompt",
+                "starter",
+                "examples",
+                "tests",
+                "reference",
+            )
+        }
+        doc["cards"] = [c for c in re.split(r"[\s,]+", data["cards"]) if c]
+        doc["wrong"] = [
+            {"mistake": data[f"wrong_{i}_mistake"], "code": data[f"wrong_{i}_code"]}
+            for i in range(1, WRONG_SLOTS + 1)
+            if data[f"wrong_{i}_mistake"].strip() or data[f"wrong_{i}_code"].strip()
+        ]
+        return doc
+
+    @staticmethod
+    def initial_from(doc) -> dict:
+        values = {
+            name: getattr(doc, name)
+            for name in (
+                "slug",
+                "title",
+                "section",
+                "source",
+                "prompt",
+                "starter",
+                "examples",
+                "tests",
+                "reference",
+            )
+        }
+        values["cards"] = " ".join(doc.cards)
+        for i, wrong in enumerate(doc.wrong[:WRONG_SLOTS], 1):
+            values[f"wrong_{i}_mistake"] = wrong["mistake"]
+            values[f"wrong_{i}_code"] = wrong["code"]
+        return values

@@ -302,6 +302,20 @@ def _card_fields(doc: CardDoc, ordinal: int, section: Section, order: int) -> di
     }
 
 
+HTML_FIELDS = ("front_html", "back_html", "why_html")
+
+
+def _rerender(card: Card) -> None:
+    """A card whose text is unchanged keeps its row and its timestamp, but its stored HTML
+    follows the renderer: a fix there (a cloze blank in code, math that was a link) reaches
+    cards seeded before it on the next seed."""
+    before = [getattr(card, f) for f in HTML_FIELDS]
+    card.render()
+    after = [getattr(card, f) for f in HTML_FIELDS]
+    if after != before:
+        Card.objects.filter(pk=card.pk).update(**dict(zip(HTML_FIELDS, after, strict=True)))
+
+
 def cards_retire(cards: list[Card], *, learners_of=None, now=None) -> dict[str, int]:
     """Retire cards (their rows, schedules and review history stay): slug -> learners.
     `learners_of(cards) -> {card id: learners with progress}` is the caller's: learners' progress
@@ -368,6 +382,7 @@ def deck_apply(
                     result.changed += 1
                     result.changed_slugs.append(card.slug)
                 else:
+                    _rerender(card)
                     result.unchanged += 1
                 done += 1
                 if progress is not None and done % PROGRESS_EVERY == 0:

@@ -275,11 +275,15 @@ def checkpoint_score(*, quiz: Quiz, answers: Any) -> dict[str, Any]:
 
 
 def attempt_missed_cards(attempt: Attempt):
-    """Cards that teach the questions this attempt did not get full marks on."""
+    """Cards that teach the questions this attempt did not get full marks on, but those its
+    learner suspended: the re-learn set leaves them out, so its count and its queue agree."""
     from apps.decks.models import Card
+    from apps.study.selectors import suspended_ids
 
     missed = [r["id"] for r in attempt.results if r["points"] < r["max_points"]]
-    return Card.objects.filter(quiz_questions__key__in=missed).distinct().order_by("pk")
+    cards = list(Card.objects.filter(quiz_questions__key__in=missed).distinct().order_by("pk"))
+    suspended = suspended_ids(attempt.user_id, [c.pk for c in cards])
+    return [c for c in cards if c.pk not in suspended]
 
 
 def attempt_cards_requeue(*, user, attempt: Attempt) -> list[int]:

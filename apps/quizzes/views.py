@@ -11,6 +11,7 @@ from apps.decks.selectors import visible_decks
 from apps.quizzes import scoring, selectors, services
 from apps.quizzes.forms import answers_from_form, question_fields, question_review
 from apps.quizzes.models import Attempt, Question, Quiz
+from apps.study import selectors as study_selectors
 from apps.study.services import checkpoint_answer_record
 
 
@@ -131,11 +132,15 @@ def _result(request: HttpRequest, attempt: Attempt) -> HttpResponse:
         if not review["full"]
         for card in review["question"].cards.all()
     }
+    # "Review these" leaves out the cards the learner suspended; the button counts the same.
+    suspended = study_selectors.suspended_ids(request.user, missed_cards)
+    missed_cards = {pk: card for pk, card in missed_cards.items() if pk not in suspended}
     context = {
         "attempt": attempt,
         "quiz": quiz,
         "reviews": reviews,
         "missed_cards": list(missed_cards.values()),
+        "missed_suspended": len(suspended),
         "best": selectors.best_attempt(request.user, quiz),
     }
     return render(request, "quizzes/result.html", context)

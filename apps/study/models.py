@@ -179,14 +179,16 @@ class MemoryFit(models.Model):
 
 
 class SectionProgress(models.Model):
-    """How far a learner went through one section of a lesson: when they first opened it, and
-    which of its checkpoint questions they have answered right at least once (checkpoints are
-    practice and unscored; this only tells the home page whether one is done)."""
+    """How far a learner went through one section of a lesson: when they first opened it, which
+    of its checkpoint questions they have answered (right or wrong: a checkpoint is done once
+    each was tried) and which right at least once (checkpoints are practice and unscored; this
+    only tells the home page where the learner is)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     section = models.ForeignKey("decks.Section", on_delete=models.CASCADE, related_name="+")
     read_at = models.DateTimeField(null=True, blank=True)
     checkpoint_right = models.JSONField(default=list, blank=True)  # question keys
+    checkpoint_answered = models.JSONField(default=list, blank=True)  # question keys
 
     class Meta:
         constraints = [

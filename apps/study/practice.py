@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
@@ -73,6 +74,21 @@ def _record(user, kind, key, ref, grade, now) -> PracticeLog:
     )
     log.save(force_insert=True)
     return log
+
+
+def practice_failed_since_due(*, user, kind: str, key: str) -> bool:
+    """Whether the learner failed this item since it fell due and has not passed it since: what
+    `practice_grade` needs to tell a pass after a failure (Hard) from a clean pass (Good). A
+    failure from before the item fell due (practised early) does not count; after an Again the
+    item is due from that moment, so the failure does. One query."""
+    due_at = PracticeState.objects.filter(user=user, kind=kind, key=key).values("due_at")[:1]
+    last = (
+        PracticeLog.objects.filter(user=user, kind=kind, key=key, reviewed_at__gte=Subquery(due_at))
+        .order_by("-reviewed_at", "-id")
+        .values_list("grade", flat=True)
+        .first()
+    )
+    return last is not None and last < 3
 
 
 def practice_states(

@@ -102,6 +102,16 @@ def suspended_cards(user, limit: int = 200) -> list[CardState]:
     )
 
 
+def suspended_ids(user, card_ids) -> set[int]:
+    """Which of `card_ids` the learner suspended (a quiz's "review these" leaves them out, as
+    the review of its set does). One query."""
+    return set(
+        CardState.objects.filter(user=user, suspended=True, card_id__in=list(card_ids)).values_list(
+            "card_id", flat=True
+        )
+    )
+
+
 def visible_card(user, card_id: int | str | None) -> Card | None:
     """The card with its deck, if the user may see it (visible_decks); None for an id that is
     not a whole number in range. The one lookup of a card the learner names (a grade, a
@@ -184,3 +194,13 @@ def session_summary(user, since: datetime) -> SessionSummary:
 
 
 # --- stats -----------------------------------------------------------------------------------
+
+
+def cards_started(user, card_ids) -> set[int]:
+    """Which of `card_ids` the learner has begun (has a schedule for). One query; for apps above
+    study that pace their own items by the cards they build on (exercises)."""
+    return set(
+        CardState.objects.filter(user=user, card_id__in=list(card_ids)).values_list(
+            "card_id", flat=True
+        )
+    )

@@ -319,14 +319,19 @@ def section_read(*, user, section) -> None:
 
 
 def checkpoint_answer_record(*, user, section, key: str, right: bool) -> None:
-    """A checkpoint question answered on the section page; right answers count towards the
-    checkpoint being done. Racing tabs lose nothing: the row is locked while its keys change."""
-    if not right:
-        return
+    """A checkpoint question answered on the section page: answered (the checkpoint is done once
+    each question was), and right when it was. Racing tabs lose nothing: the row is locked while
+    its keys change."""
     with transaction.atomic():
         progress, _ = SectionProgress.objects.select_for_update().get_or_create(
             user=user, section=section
         )
-        if key not in progress.checkpoint_right:
+        fields = []
+        if key not in progress.checkpoint_answered:
+            progress.checkpoint_answered = [*progress.checkpoint_answered, key]
+            fields.append("checkpoint_answered")
+        if right and key not in progress.checkpoint_right:
             progress.checkpoint_right = [*progress.checkpoint_right, key]
-            progress.save(update_fields=["checkpoint_right"])
+            fields.append("checkpoint_right")
+        if fields:
+            progress.save(update_fields=fields)

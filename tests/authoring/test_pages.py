@@ -435,3 +435,19 @@ def test_a_drill_is_edited_in_the_editor_and_keeps_its_tool_output(dave_client, 
     assert "formula: the denominator" in response.content.decode()
     question.refresh_from_db()
     assert question.sizing["formula"] == "ceil(learner / 100)"
+
+
+def test_the_deck_page_an_import_lands_on_publishes_the_deck(dave_client, small_deck):
+    small_deck.is_published = False
+    small_deck.save()
+    page = dave_client.get(reverse("authoring:deck", args=["ray-basics"])).content.decode()
+    assert 'id="publish"' in page and "learners do not see it yet" in page
+    response = dave_client.post(
+        reverse("authoring:deck-publish", args=["ray-basics"]),
+        {"publish": "1", "next": "/author/decks/ray-basics/"},
+    )
+    assert response.status_code == 302 and response["Location"] == "/author/decks/ray-basics/"
+    small_deck.refresh_from_db()
+    assert small_deck.is_published
+    page = dave_client.get(reverse("authoring:deck", args=["ray-basics"])).content.decode()
+    assert "Unpublish</button>" in page

@@ -11,12 +11,18 @@ from apps.study.practice import (
     GOOD,
     HARD,
     practice_due,
+    practice_failed_since_due,
     practice_grade,
     practice_record,
     practice_states,
 )
 
 pytestmark = pytest.mark.django_db
+
+
+def noon():
+    """A moment well inside alice's (UTC) day, so an hour later is still the same day."""
+    return timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
 
 
 def test_a_clean_pass_is_good_a_pass_after_a_failure_hard_a_failure_again():
@@ -27,7 +33,7 @@ def test_a_clean_pass_is_good_a_pass_after_a_failure_hard_a_failure_again():
 
 
 def test_a_first_pass_schedules_the_exercise_a_day_later(alice):
-    now = timezone.now()
+    now = noon()
     log, created = practice_record(
         user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now
     )
@@ -48,9 +54,7 @@ def test_the_same_ref_twice_records_once(alice):
 
 
 def test_practice_before_it_is_due_is_logged_and_leaves_the_schedule(alice):
-    # At noon, so that an hour later is still the learner's today (a day-long interval is due
-    # by the end of the next day: run at 23:30 UTC, "an hour later" would already be due).
-    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    now = noon()
     practice_record(user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now)
     log, _ = practice_record(
         user=alice, kind="exercise", key="gae", ref="2", grade=AGAIN, now=now + timedelta(hours=1)
@@ -61,7 +65,7 @@ def test_practice_before_it_is_due_is_logged_and_leaves_the_schedule(alice):
 
 
 def test_a_failure_keeps_it_due_and_counts_a_lapse_once_learnt(alice):
-    now = timezone.now()
+    now = noon()
     practice_record(user=alice, kind="exercise", key="gae", ref="1", grade=GOOD, now=now)
     later = now + timedelta(days=1)
     practice_record(user=alice, kind="exercise", key="gae", ref="2", grade=AGAIN, now=later)
@@ -77,3 +81,20 @@ def test_kinds_and_learners_are_kept_apart(alice, bob):
     assert practice_states(user=alice, kind="drill")["k"].repetitions == 0
     assert practice_states(user=bob, kind="drill", keys=["k", "other"])["k"].repetitions == 1
     assert [s.key for s in practice_due(user=alice, kind="drill")] == ["k"]
+
+
+def test_failed_since_due_counts_failures_after_the_item_fell_due_and_since_the_last_pass(alice):
+    """What tells a pass after a failure (Hard) from a clean pass (Good), so a re-drill clears."""
+    t0 = noon()
+    args = {"user": alice, "kind": "exercise", "key": "gae"}
+    assert practice_failed_since_due(**args) is False  # never practised
+    practice_record(**args, ref="1", grade=AGAIN, now=t0)
+    assert practice_failed_since_due(**args) is True  # an Again makes it due from that moment
+    practice_record(**args, ref="2", grade=HARD, now=t0 + timedelta(minutes=1))
+    assert practice_failed_since_due(**args) is False  # passed since: the next pass is Good
+    practice_record(**args, ref="3", grade=GOOD, now=t0 + timedelta(minutes=2))
+    state = PracticeState.objects.get(**args)
+    assert state.due_at > t0 + timedelta(hours=12)
+    # Practised early (not due), a failure leaves the schedule and does not make the due pass Hard.
+    practice_record(**args, ref="4", grade=AGAIN, now=t0 + timedelta(hours=1))
+    assert practice_failed_since_due(**args) is False
