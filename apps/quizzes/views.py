@@ -37,6 +37,7 @@ def quiz(request: HttpRequest, slug: str) -> HttpResponse:
         context["history"] = selectors.attempt_history(request.user, quiz)
         context["best"] = selectors.best_attempt(request.user, quiz)
         context["open_attempt"] = selectors.open_attempt(request.user, quiz)
+        context["drills"] = selectors.drill_schedule(request.user, quiz)
     return render(request, "quizzes/quiz.html", context)
 
 
@@ -56,7 +57,9 @@ def _taking_context(attempt: Attempt, quiz: Quiz, answers: dict) -> dict:
         "attempt": attempt,
         "quiz": quiz,
         "questions": [
-            question_fields(q, seed=seed, answer=answers.get(q.key), number=i)
+            question_fields(
+                q, seed=seed, answer=answers.get(q.key), number=i, draw_seed=attempt.seed
+            )
             for i, q in enumerate(questions, 1)
         ],
     }

@@ -406,6 +406,37 @@ def test_the_import_page_still_checks_csrf(dave, small_deck):
     assert response.status_code == 200 and "<strong>1</strong> new" in response.content.decode()
 
 
+def test_a_drill_is_edited_in_the_editor_and_keeps_its_tool_output(dave_client, question):
+    """A debugging drill's output and a sizing drill's numbers round-trip through the editor:
+    saving the page as it was shown changes nothing, and a bad formula is refused by name."""
+    evidence = (
+        "tool: ray status\nsource: a real run\noutput: |-\n  Pending Demands:\n   {'GPU': 1.0}"
+    )
+    url = reverse("authoring:question", args=[question.pk])
+    base = {"slug": "task-or-actor", "kind": "single", "prompt": "Which one keeps state?",
+            "explanation": "An actor is a process with state.", "points": "1",
+            "options": "[x] An actor\n[ ] A task", "cards": ["ray-actor"]}  # fmt: skip
+    assert dave_client.post(url, base | {"evidence": evidence}).status_code == 302
+    question.refresh_from_db()
+    assert question.evidence["tool"] == "ray status" and "GPU" in question.evidence["output"]
+    page = dave_client.get(url).content.decode()
+    assert "Pending Demands:" in page  # shown again in the evidence box
+    sizing = (
+        "given:\n- {name: learner, min: 1000, max: 9000, step: 1000}\n"
+        "formula: ceil(learner / 100)\ntolerance: 0\nunit: runners\nsolution: '{answer}'"
+    )
+    drill = base | {"kind": "numeric", "prompt": "Feed {learner} samples/s.", "options": sizing}
+    assert dave_client.post(url, drill).status_code == 302
+    question.refresh_from_db()
+    assert question.kind == "numeric" and question.sizing["formula"] == "ceil(learner / 100)"
+    bad = drill | {"options": sizing.replace("ceil(learner / 100)", "learner / (learner - 5000)")}
+    response = dave_client.post(url, bad)
+    assert response.status_code == 400
+    assert "formula: the denominator" in response.content.decode()
+    question.refresh_from_db()
+    assert question.sizing["formula"] == "ceil(learner / 100)"
+
+
 def test_the_deck_page_an_import_lands_on_publishes_the_deck(dave_client, small_deck):
     small_deck.is_published = False
     small_deck.save()

@@ -24,7 +24,7 @@ from apps.quizzes.models import Question, Quiz
 def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
     card_slugs = set(card_names(quiz.deck))
     try:
-        return question_parse("question", f"quiz {quiz.slug!r}", index, data, card_slugs)
+        return question_parse("question", f"quiz {quiz.slug!r}", index, data, card_slugs, quiz.kind)
     except ContentError as exc:
         raise ValidationError({"question": exc.problem}) from None
 
