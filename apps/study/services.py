@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -137,7 +138,18 @@ def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
     log.save(force_insert=True)
 
 
+def learner_lock(user) -> None:
+    """Serialise this learner's grades and undos until the transaction ends: an undo must see
+    every grade committed before it, and a grade the state an undo restored, or the undo restores
+    a state older than an acknowledged review (or deletes the state that review left). One row
+    lock on the learner (FOR NO KEY UPDATE on PostgreSQL, so rows that merely reference the user
+    are still inserted freely; SQLite serialises writers anyway)."""
+    users = get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk)
+    list(users.values_list("pk"))
+
+
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
+    learner_lock(user)
     # Locked until the transaction ends (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises
     # writers), so two grades of one card apply one after the other.
     row = CardState.objects.select_for_update().filter(user=user, card=card).first()
@@ -214,6 +226,7 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
     """Undo the user's latest review that is not undone yet, among their last 30, restoring the
     card's schedule from before it. Returns the undone log."""
     now = now or timezone.now()
+    learner_lock(user)  # a grade in flight commits first, so its log is the one undone
     # Each log is claimed before its state is restored, so two undo presses at once undo two
     # reviews, never one review twice: the one that loses the claim takes the next log.
     for _ in range(UNDO_DEPTH):
