@@ -8,6 +8,8 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from config.database import statement_timeout_options
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -120,6 +122,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+# Every statement has a bound (config/database.py): the web's, under gunicorn's 30 s timeout; the
+# worker's and management commands', for imports, backups and migrations. 0 turns a bound off.
+DB_STATEMENT_TIMEOUT_S = envint("DB_STATEMENT_TIMEOUT_S", 15)
+DB_WORKER_STATEMENT_TIMEOUT_S = envint("DB_WORKER_STATEMENT_TIMEOUT_S", 1800)
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["OPTIONS"] = statement_timeout_options(
+        DATABASES["default"].get("OPTIONS", {}), DB_STATEMENT_TIMEOUT_S
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
