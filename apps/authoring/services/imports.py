@@ -2,8 +2,10 @@
 
 import dataclasses
 import logging
+from datetime import timedelta
 
 from celery import current_app
+from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -18,6 +20,7 @@ from apps.decks.content import PROGRESS_EVERY, ContentError, DeckDoc, LoadResult
 from apps.decks.models import Deck
 from apps.quizzes.lint import lint_documents
 from config.errors import Conflict
+from config.workers import Heartbeat, reaper
 
 log = logging.getLogger(__name__)
 # The worker's task (apps.authoring.tasks), sent by name: the task calls this module, so this
@@ -209,15 +212,37 @@ def import_job_progress(job: ImportJob) -> float:
     return min(0.99, done / (2 * job.rows_total))  # two steps per card (deck_import)
 
 
+class ImportWithdrawn(Exception):
+    """The job stopped being this worker's while it wrote (the reaper failed it): undo the
+    write, so the job's status and the deck always agree."""
+
+
 def import_job_run(*, job_id: int) -> str | None:
     """The worker's side: claim a queued job, parse its file, write it in one transaction and
     record the counts (or the reason nothing was imported). Idempotent: a job already claimed
-    or finished is left alone."""
+    or finished is left alone. A heartbeat proves the worker alive meanwhile; the success is
+    recorded in the import's own transaction, so a job the reaper failed imported nothing."""
+    now = timezone.now()
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
-        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+        status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now
     )
     if claimed != 1:
         return None
+
+    def beat():
+        ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+
+    heartbeat = Heartbeat(beat, settings.IMPORTS_HEARTBEAT_S, name=f"import-heartbeat-{job_id}")
+    heartbeat.start()
+    try:
+        return _import_job_write(job_id)
+    finally:
+        heartbeat.stop()
+
+
+def _import_job_write(job_id: int) -> str:
     job = ImportJob.objects.select_related("user").get(pk=job_id)
     options = job.options
     try:
@@ -243,6 +268,18 @@ def import_job_run(*, job_id: int) -> str | None:
                 doc=doc, user=job.user, dry_run=job.dry_run,
                 publish=bool(options.get("publish")), progress=progress,
             )  # fmt: skip
+            succeeded = ImportJob.objects.filter(
+                pk=job_id, status=ImportJob.Status.RUNNING
+            ).update(
+                status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
+                result={**import_result_data(result, dry_run=job.dry_run, notes=doc.notes),
+                        "summary": str(result)},
+            )  # fmt: skip
+            if not succeeded:
+                raise ImportWithdrawn
+    except ImportWithdrawn:
+        log.warning("import job %s was failed while it ran; its write was rolled back", job_id)
+        return ImportJob.Status.FAILED
     except ContentError as exc:
         import_job_fail(job_id, f"Nothing was imported. {exc}")
         return ImportJob.Status.FAILED
@@ -250,10 +287,31 @@ def import_job_run(*, job_id: int) -> str | None:
         message = " ".join(getattr(exc, "messages", [str(exc)]))
         import_job_fail(job_id, f"Nothing was imported. {message}")
         return ImportJob.Status.FAILED
-    ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
-        status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
-        result={**import_result_data(result, dry_run=job.dry_run, notes=doc.notes),
-                "summary": str(result)},
-    )  # fmt: skip
     cache.delete(_progress_key(job_id))
     return ImportJob.Status.SUCCEEDED
+
+
+@reaper
+def import_jobs_reap(*, stale_after_s: int | None = None, queued_after_s: int | None = None) -> int:
+    """Fail import jobs whose worker stopped sending heartbeats (killed: its transaction rolled
+    back, nothing was imported) and jobs no worker picked up; their decks are free again."""
+    stale_after_s = stale_after_s or settings.IMPORTS_STALE_AFTER_S
+    queued_after_s = queued_after_s or settings.IMPORTS_QUEUED_TIMEOUT_S
+    now = timezone.now()
+    dead = ImportJob.objects.filter(
+        status=ImportJob.Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
+    ).update(
+        status=ImportJob.Status.FAILED, finished_at=now,
+        error=f"Nothing was imported: the worker running this import stopped (no heartbeat for "
+        f"{stale_after_s} s) and its writes were undone. Import the file again.",
+    )  # fmt: skip
+    unclaimed = ImportJob.objects.filter(
+        status=ImportJob.Status.QUEUED, created_at__lt=now - timedelta(seconds=queued_after_s)
+    ).update(
+        status=ImportJob.Status.FAILED, finished_at=now,
+        error=f"Nothing was imported: no worker picked this import up within "
+        f"{queued_after_s // 60} minutes. Is the worker running? Import the file again.",
+    )  # fmt: skip
+    if dead or unclaimed:
+        log.warning("reaped %s stale and %s unclaimed import jobs", dead, unclaimed)
+    return dead + unclaimed
