@@ -75,18 +75,25 @@ def nesting_refuse(depth: int, where: str = "") -> None:
         raise NestingTooDeep(where)
 
 
-def nul_path(value, path: str = "") -> str | None:
-    """The dotted path of the first string (key or value) in parsed JSON that holds a NUL."""
+def printable(text: str) -> str:
+    """`text` safe to put in a message: a lone surrogate written as its \\uXXXX escape (as it
+    is, it cannot be encoded, and the answer that echoed it failed with a 500)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def string_path(value, holds, path: str = "") -> str | None:
+    """The dotted path of the first string (key or value) in parsed JSON for which
+    `holds(string)` is true."""
     stack = [(value, path)]
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
+            if holds(item):
                 return where or "body"
         elif isinstance(item, dict):
             for key, child in item.items():
-                name = f"{where}.{key}" if where else str(key)
-                if "\x00" in str(key):
+                name = f"{where}.{printable(str(key))}" if where else printable(str(key))
+                if holds(str(key)):
                     return name
                 stack.append((child, name))
         elif isinstance(item, list):
@@ -94,9 +101,25 @@ def nul_path(value, path: str = "") -> str | None:
     return None
 
 
+def nul_path(value, path: str = "") -> str | None:
+    """The dotted path of the first string (key or value) in parsed JSON that holds a NUL."""
+    return string_path(value, lambda text: "\x00" in text, path)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_path(value) -> str | None:
+    """Where parsed JSON holds a lone surrogate (a \\ud800 escape without its pair): not a
+    character, so no text can hold it (UTF-8 cannot encode it, PostgreSQL refuses it)."""
+    return string_path(value, lambda text: _SURROGATE.search(text) is not None)
+
+
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with the body required to be UTF-8 and to nest at most MAX_NESTING
-    levels; each refusal a 400 that names the field. (A NUL inside a string is refused by the
+    """DRF's JSON parser, with the body required to be UTF-8 text (no lone surrogate escape,
+    in a key or a value) and to nest at most MAX_NESTING levels; each refusal a 400 that names
+    the field. (A NUL inside a string is refused by the
     field that keeps it: CharField does, NulFreeJSONField for raw JSON values.)"""
 
     def parse(self, stream, media_type=None, parser_context=None):
@@ -110,9 +133,17 @@ class JSONParser(parsers.JSONParser):
         except NestingTooDeep as exc:
             raise ParseError(str(exc)) from None
         try:
-            return json.loads(text) if text.strip() else None
+            data = json.loads(text) if text.strip() else None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+        if _SURROGATE_ESCAPE.search(text):  # only an escape can make one in decoded UTF-8
+            where = surrogate_path(data)
+            if where:
+                raise ParseError(
+                    f"{where}: holds a lone surrogate (a \\ud800-\\udfff escape without its "
+                    "pair), which is not a character; send the text itself"
+                )
+        return data
 
 
 class NulFreeJSONField(serializers.JSONField):

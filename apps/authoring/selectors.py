@@ -10,7 +10,9 @@ from django.shortcuts import get_object_or_404
 from apps.authoring.models import DeckAuthor, Revision
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Question, Quiz
+from apps.quizzes.selectors import deck_attempts
 from apps.study.models import CardState
+from apps.study.selectors import deck_study_rows
 
 
 def is_author(user) -> bool:
@@ -226,3 +228,38 @@ def learners_with_progress(cards) -> dict[int, int]:
     """Card id -> how many learners have a schedule for it (what retiring a card keeps)."""
     rows = CardState.objects.filter(card__in=cards).values("card").annotate(n=Count("user"))
     return {row["card"]: row["n"] for row in rows}
+
+
+@dataclass
+class DeckProgress:
+    """What learners have of a deck, that deleting it deletes."""
+
+    learners: int
+    states: int
+    reviews: int
+    attempts: int
+
+    def sentence(self, deck: Deck) -> str:
+        def n(count: int, what: str) -> str:
+            return f"{count} {what}{'' if count == 1 else 's'}"
+
+        lost = [n(self.reviews, "review"), n(self.states, "card state")]
+        if self.attempts:
+            lost.append(n(self.attempts, "quiz attempt"))
+        return (
+            f"Deck {deck.slug!r} holds the progress of {n(self.learners, 'learner')}: "
+            f"{', '.join(lost[:-1])} and {lost[-1]} would be deleted with it"
+        )
+
+
+def deck_progress(deck: Deck) -> DeckProgress:
+    """Learners' progress on `deck`, counted: four counts and the learners among them."""
+    rows = deck_study_rows(deck)
+    attempts = deck_attempts(deck)
+    users = [rows["states"], rows["reviews"], rows["sections"], attempts]
+    first, *rest = (queryset.order_by().values("user") for queryset in users)
+    learners = first.union(*rest)
+    return DeckProgress(
+        learners=learners.count(), states=rows["states"].count(),
+        reviews=rows["reviews"].count(), attempts=attempts.count(),
+    )  # fmt: skip

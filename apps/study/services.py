@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
@@ -51,6 +51,10 @@ class NothingToUndo(StudyError):
 
 class ClientIdReused(StudyError):
     status = 409
+
+
+class CardGone(StudyError):
+    status = 404
 
 
 def grade_check(grade: object) -> int:
@@ -119,6 +123,10 @@ def review_record(
             replayed = _replay(user, client_id, card, grade)
             if replayed is not None:
                 return replayed, False
+            if not Card.all_objects.filter(pk=card.pk).exists():  # its deck was deleted
+                raise CardGone(
+                    f"card {card.slug} was deleted while it was graded; nothing was recorded"
+                ) from None
             if attempt == 2:
                 raise
         except StudyError:
@@ -145,6 +153,17 @@ def learner_lock(user) -> None:
     lock on the learner (FOR NO KEY UPDATE on PostgreSQL, so rows that merely reference the user
     are still inserted freely; SQLite serialises writers anyway)."""
     users = get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk)
+    list(users.values_list("pk"))
+
+
+def deck_learners_lock(deck) -> None:
+    """learner_lock for every learner with a state or a review in `deck`, in id order (as two
+    such calls lock): what deleting the deck does first, so a grade or an undo in flight ends
+    before, and one that comes later finds its card gone."""
+    rows = Q(pk__in=CardState.objects.filter(deck=deck).values("user")) | Q(
+        pk__in=ReviewLog.objects.filter(card__deck=deck).values("user")
+    )
+    users = get_user_model().objects.filter(rows).order_by("pk").select_for_update(no_key=True)
     list(users.values_list("pk"))
 
 

@@ -17,9 +17,11 @@ from apps.authoring.services.cards import (
     note_siblings,
 )
 from apps.authoring.services.decks import (
+    DeckHasProgress,
     deck_author_grant,
     deck_author_revoke,
     deck_create,
+    deck_delete,
     deck_update,
 )
 from apps.authoring.services.imports import (
@@ -48,6 +50,7 @@ from apps.authoring.services.sections import (
 )
 
 __all__ = [
+    "DeckHasProgress", "deck_delete",
     "CARD_FIELDS", "INLINE_IMPORT_MAX_BYTES", "ImportBusy", "QUIZ_FIELDS", "Source", "card_create",
     "card_data", "card_delete", "card_demos_link", "card_edit", "card_move", "card_questions_link",
     "card_update", "deck_author_grant", "deck_author_revoke", "deck_create", "deck_import",

@@ -2,13 +2,14 @@
 
 import dataclasses
 import logging
+import zlib
 from datetime import timedelta
 
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from apps.authoring.apkg import ApkgError, apkg_precheck
@@ -28,15 +29,45 @@ log = logging.getLogger(__name__)
 IMPORT_TASK = "authoring.import_job_run"
 
 
+# pg_advisory_xact_lock's first key: "deck imports" (the second is the deck slug's CRC-32).
+DECK_IMPORT_LOCK = 28_001
+
+
+def _deck_import_lock(slug: str, *, wait: bool) -> None:
+    """Imports of one deck take turns, until the transaction ends (two at once both took the
+    deck's cards as new and numbered their first revisions twice: a unique violation, a 500).
+    A lock on the slug, not a row: the deck may not exist yet. `wait=False` refuses at once
+    with ImportBusy instead of waiting. (SQLite runs one writing transaction at a time.)"""
+    if connection.vendor != "postgresql":
+        return
+    key = zlib.crc32(slug.encode()) - 2**31  # PostgreSQL's int4
+    with connection.cursor() as cursor:
+        if wait:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [DECK_IMPORT_LOCK, key])
+            return
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [DECK_IMPORT_LOCK, key])
+        if not cursor.fetchone()[0]:
+            raise ImportBusy(_busy_message(slug))
+
+
 @transaction.atomic
 def deck_import(
-    *, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False, progress=None
+    *,
+    doc: DeckDoc,
+    user,
+    dry_run: bool = False,
+    publish: bool = False,
+    progress=None,
+    wait: bool = True,
 ) -> LoadResult:
     """Apply a whole deck document (from any import format) in one transaction, with a
     revision for every card it creates or changes. A deck new to this site is created as a
     draft unless `publish`; only staff may create decks, authors may update theirs.
     `progress(steps_done)` follows the write for a job's progress bar: two steps per card,
-    writing it (deck_apply's) and then its revision."""
+    writing it (deck_apply's) and then its revision. Imports of one deck take turns; with
+    `wait=False` (a web request) one that would wait is refused with ImportBusy (409)."""
+    if not dry_run:
+        _deck_import_lock(doc.slug, wait=wait)
     deck = Deck.objects.filter(slug=doc.slug).first()
     if deck is None and not (user is None or user.is_staff):
         raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
@@ -90,14 +121,22 @@ def deck_import(
 def file_import(
     *, data: bytes, filename: str, options: dict, user, dry_run: bool = False
 ) -> tuple[DeckDoc, LoadResult]:
-    """Read a whole import file (any format) and apply it in one transaction (deck_import).
+    """Read a whole import file (any format) and apply it in one transaction (deck_import),
+    in the request: refused with ImportBusy (409) while another import of the deck runs.
     `options` as an ImportJob keeps them: fmt, deck_slug, deck_title, section, publish."""
     doc = import_document(
         data, filename=filename, fmt=options.get("fmt"), deck_slug=options.get("deck_slug", ""),
         deck_title=options.get("deck_title", ""), section=options.get("section", ""),
     )  # fmt: skip
     publish = bool(options.get("publish"))
-    return doc, deck_import(doc=doc, user=user, dry_run=dry_run, publish=publish)
+    if (
+        not dry_run
+        and ImportJob.objects.filter(
+            deck_slug=doc.slug, status__in=ImportJob.ACTIVE, dry_run=False
+        ).exists()
+    ):
+        raise ImportBusy(_busy_message(doc.slug))
+    return doc, deck_import(doc=doc, user=user, dry_run=dry_run, publish=publish, wait=False)
 
 
 def import_result_data(result: LoadResult, *, dry_run: bool, notes) -> dict:
