@@ -9,7 +9,7 @@
   the parser, and a NUL in a raw JSON value by `NulFreeJSONField` (CharField refuses one
   itself): PostgreSQL cannot store a NUL, and bytes that are not text name nothing the app has.
 - Types: `StrictUUIDField` takes a UUID only as a string (DRF's UUIDField also takes an integer,
-  so `false` and `12345` became UUIDs).
+  so `false` and `12345` became UUIDs), `JSONBooleanField` a boolean only as true or false.
 
 Each refusal is a sentence naming the field or the part of the request and the problem.
 """
@@ -168,6 +168,18 @@ class StrictUUIDField(serializers.UUIDField):
                 f"got {json.dumps(data)[:40]}"
             )
         return super().to_internal_value(data)
+
+
+class JSONBooleanField(serializers.BooleanField):
+    """true or false, as JSON writes them. DRF's BooleanField also takes 0, 1, "yes", "on"...
+    (so `for_interview: 0` passed as false): a client sending those has a bug worth a 400."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if data is not True and data is not False:
+            self.fail("invalid")
+        return data
 
 
 # Request bytes -------------------------------------------------------------------------------

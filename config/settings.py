@@ -277,6 +277,10 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON", "60/min"),
         "user": os.environ.get("THROTTLE_USER", "1200/min"),
         "write": os.environ.get("THROTTLE_WRITE", "300/min"),
+        # Password-reset e-mails: per address asked for (whether it has an account or not, so
+        # the answer tells nothing), and per client address.
+        "password_reset_email": os.environ.get("THROTTLE_PASSWORD_RESET_EMAIL", "3/hour"),
+        "password_reset_ip": os.environ.get("THROTTLE_PASSWORD_RESET_IP", "20/hour"),
     },
 }
 # Writes that cost real work, counted by WriteThrottle on top of the per-user rate.
