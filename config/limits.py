@@ -5,7 +5,8 @@
   (a 500) near 1,000. JSON is measured by a linear scan before it is parsed (`json_depth_check`),
   YAML while it is composed (apps/decks/content.py counts through `nesting_refuse`).
 - Bytes: a NUL character or invalid UTF-8 in a path, a query string or a form body is refused
-  with a 400 before any view runs (`RequestBytesMiddleware`), a JSON body that is not UTF-8 by
+  with a 400 before any view runs (`RequestBytesMiddleware`; a multipart form's fields when it
+  is read, through a strict codec, not stored as U+FFFD), a JSON body that is not UTF-8 by
   the parser, and a NUL in a raw JSON value by `NulFreeJSONField` (CharField refuses one
   itself): PostgreSQL cannot store a NUL, and bytes that are not text name nothing the app has.
 - Types: `StrictUUIDField` takes a UUID only as a string (DRF's UUIDField also takes an integer,
@@ -16,10 +17,12 @@ Each refusal is a sentence naming the field or the part of the request and the p
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from urllib.parse import unquote_to_bytes
 
+from django.core.exceptions import BadRequest
 from django.http import JsonResponse
 from django.shortcuts import render
 from rest_framework import parsers, serializers
@@ -185,6 +188,35 @@ class JSONBooleanField(serializers.BooleanField):
 # Request bytes -------------------------------------------------------------------------------
 
 FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
+FORM_NOT_UTF8 = "The form holds bytes that are not UTF-8: remove them and send the form again."
+
+
+class FormNotUTF8(BadRequest):
+    """A multipart form field (its name, its text or a file's name) that is not UTF-8; Django
+    answers it with the 400 handler, which says `sentence`."""
+
+    sentence = FORM_NOT_UTF8
+
+
+def _strict_utf8_decode(data, errors="strict"):
+    try:
+        return codecs.utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        raise FormNotUTF8(FORM_NOT_UTF8) from None
+
+
+# Django's multipart parser decodes every field with errors="replace", so invalid UTF-8 became
+# U+FFFD and was stored. A request's `encoding` (documented as writable) names the codec the
+# parser uses: this one is UTF-8 that refuses, whatever errors= the caller asks for.
+STRICT_UTF8 = "raydeck-strict-utf-8"
+codecs.register(
+    lambda name: (
+        codecs.CodecInfo(codecs.utf_8_encode, _strict_utf8_decode, name=STRICT_UTF8)
+        if name == STRICT_UTF8.replace("-", "_")
+        else None
+    )
+)
 _REQUOTED = re.compile("%[89A-F][0-9A-F]")
 
 
@@ -208,7 +240,8 @@ def bad_request(request, message: str, *, status: int = 400):
 
 
 class RequestBytesMiddleware:
-    """400 for a NUL or invalid UTF-8 in the path, the query string or a form or JSON body."""
+    """400 for a NUL or invalid UTF-8 in the path, the query string or a form or JSON body; a
+    multipart form is decoded strictly when something reads it (FormNotUTF8, a 400)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -217,6 +250,8 @@ class RequestBytesMiddleware:
         problem = self.problem(request)
         if problem:
             return bad_request(request, problem)
+        if request.content_type == MULTIPART:
+            request.encoding = STRICT_UTF8  # parsed later (an upload streams): FormNotUTF8 then
         return self.get_response(request)
 
     @staticmethod
