@@ -179,12 +179,13 @@ def main() -> None:
         ),
     )
     row("PATCH /api/author/cards/<middle>/", s, r)
-    first = Revision.objects.get(card=middle, number=1)
+    # Each restore brings back another text: revision 1 and 2 in turn.
+    older = iter(list(Revision.objects.filter(card=middle, number__in=[1, 2])) * args.repeat)
     s, r = timed(
         args.repeat,
-        lambda: api.post(f"/api/author/revisions/{first.pk}/restore/", {}, format="json"),
+        lambda: api.post(f"/api/author/revisions/{next(older).pk}/restore/", {}, format="json"),
     )
-    row("POST /api/author/revisions/<first>/restore/", s, r, "(then 'already current')")
+    row("POST /api/author/revisions/<1 or 2>/restore/", s, r)
     s, r = timed(args.repeat, lambda: api.get(f"/api/author/decks/{deck.slug}/cards/"))
     row("GET /api/author/decks/big/cards/ (page 1)", s, r)
     last = (args.cards + 99) // 100
