@@ -135,6 +135,9 @@ class ScopeThrottle(_CountingThrottle, throttling.SimpleRateThrottle):
         self.scope, self.ident = scope, ident
         super().__init__()
 
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # absent: not throttled
+
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.ident}
 
