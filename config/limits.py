@@ -23,7 +23,7 @@ import re
 from urllib.parse import unquote_to_bytes
 
 from django.core.exceptions import BadRequest
-from django.http import JsonResponse
+from django.http import JsonResponse, QueryDict
 from django.shortcuts import render
 from rest_framework import parsers, serializers
 from rest_framework.exceptions import ParseError
@@ -174,15 +174,19 @@ class StrictUUIDField(serializers.UUIDField):
 
 
 class JSONBooleanField(serializers.BooleanField):
-    """true or false, as JSON writes them. DRF's BooleanField also takes 0, 1, "yes", "on"...
-    (so `for_interview: 0` passed as false): a client sending those has a bug worth a 400."""
+    """true or false, as JSON writes them; in a form body (which has only text) "true" or
+    "false". DRF's BooleanField also takes 0, 1, "yes", "on"... (so `for_interview: 0` passed as
+    false): a client sending those has a bug worth a 400."""
 
     default_error_messages = {"invalid": "Must be true or false."}
 
     def to_internal_value(self, data):
-        if data is not True and data is not False:
-            self.fail("invalid")
-        return data
+        if data is True or data is False:
+            return data
+        form = isinstance(getattr(self.root, "initial_data", None), QueryDict)
+        if form and isinstance(data, str) and data.lower() in ("true", "false"):
+            return data.lower() == "true"
+        self.fail("invalid")
 
 
 # Request bytes -------------------------------------------------------------------------------

@@ -193,6 +193,17 @@ def test_for_interview_must_be_true_or_false(alice, small_deck, value):
     assert not ReviewLog.objects.exists()
 
 
+def test_a_form_body_says_true_or_false_in_words(alice, small_deck):
+    card = small_deck.cards.get(slug="ray-task")
+    api = client_for(alice)
+    for value in ("0", "yes", "on"):
+        body = {"card": card.pk, "grade": 4, "for_interview": value}
+        response = api.post("/api/reviews/", body, format="multipart")
+        assert response.status_code == 400, value
+    body = {"card": card.pk, "grade": 4, "for_interview": "false"}
+    assert api.post("/api/reviews/", body, format="multipart").status_code == 201
+
+
 def test_suspended_must_be_true_or_false(alice, small_deck):
     card = small_deck.cards.get(slug="ray-task")
     review_record(user=alice, card=card, grade=4, now=timezone.now() - timedelta(days=2))
