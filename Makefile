@@ -12,8 +12,8 @@ PORT ?= 8000
 RUN_PROCESSES ?=
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	bench-imports bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor bench-exercises \
-	sandbox
+	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
+	bench-exercises sandbox
 
 # The rllib and fit extras too (ray[rllib]; fsrs's optimizer with pandas and tqdm; torch==2.13.0
 # pinned: pip takes its CPU wheel here), so the RLlib PPO demo runs and the worker fits each
@@ -90,6 +90,9 @@ bench-imports: install
 
 bench-exercises: install
 	$(PY) bench/exercises_bench.py
+
+bench-big-deck: install
+	$(PY) bench/big_deck.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .

@@ -163,6 +163,9 @@ def read_yaml(text: str, source: str) -> Any:
         raise ContentError(source, where, f"not valid YAML ({problem})") from None
 
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class DocReader:
     """Checks one mapping's keys and types, naming the entry in every error."""
 
@@ -190,6 +193,7 @@ class DocReader:
                       " with { or [ in quotes, or use a |- block)")  # fmt: skip
         if not isinstance(value, str):
             self.fail(f"{key!r} must be text, got {type(value).__name__}")
+        self.no_surrogate(key, value)
         if max_length and len(value) > max_length:
             self.fail(f"{key!r} is longer than {max_length} characters")
         return value.strip()
@@ -214,7 +218,15 @@ class DocReader:
         values = self.items(key, required=False)
         if not all(isinstance(v, str) and v.strip() for v in values):
             self.fail(f"every item of {key!r} must be non-empty text")
+        for value in values:
+            self.no_surrogate(key, value)
         return [v.strip() for v in values]
+
+    def no_surrogate(self, key: str, value: str) -> None:
+        # A "\ud800" escape without its pair is no character: no database can store it.
+        if LONE_SURROGATE.search(value):
+            self.fail(f"{key!r} holds a lone surrogate (a \\ud800-\\udfff escape without its"
+                      " pair), which is not a character")  # fmt: skip
 
 
 def parse_deck(data: Any, source: str) -> DeckDoc:

@@ -177,3 +177,8 @@ def user_attempt(user, pk: int) -> Attempt:
         pk=pk,
         user=user,
     )
+
+
+def deck_attempts(deck) -> QuerySet[Attempt]:
+    """Every learner's attempts at the quizzes of `deck` (what deleting it deletes)."""
+    return Attempt.objects.filter(quiz__deck=deck)

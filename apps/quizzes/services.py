@@ -189,8 +189,10 @@ def attempt_record(
     try:
         with transaction.atomic():
             return _attempt_record(user, quiz, answers, client_id, now or timezone.now()), True
-    except IntegrityError:
-        # A concurrent submit with the same client_id won the unique constraint: replay it.
+    except (IntegrityError, AttemptRejected):
+        # A concurrent submit with the same client_id won the unique constraint, or scored the
+        # open attempt of a timed quiz first (this one then found none): replay it, so every
+        # retry is answered alike.
         if (replayed := _replayed_attempt(user, quiz, client_id)) is not None:
             return replayed, False
         raise
@@ -216,7 +218,9 @@ def _attempt_record(user, quiz: Quiz, answers: Any, client_id, now) -> Attempt:
         )
         attempt_drills_schedule(attempt=attempt)
         return attempt
-    attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
+    # Locked: a second submit waits for the first, then finds the attempt scored (and replays).
+    open_attempts = Attempt.objects.open().filter(user=user, quiz=quiz).select_for_update()
+    attempt = open_attempts.order_by("-started_at").first()
     if attempt is not None:
         attempt.quiz = quiz  # the caller's, already loaded: no join
     minutes = quiz.time_limit_minutes

@@ -160,10 +160,11 @@ def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """400 for a request Django itself refused (too large a form, a host not allowed). Like the
     500 page, rendered without context processors or static tags: the request is suspect."""
-    message = "The request could not be read: it may be too large or malformed."
+    message = getattr(exception, "sentence", None)
     if request.path.startswith("/api/"):
+        message = message or "The request could not be read: it may be too large or malformed."
         return JsonResponse({"detail": message, "error": message}, status=400)
-    return HttpResponse(loader.get_template("400.html").render(), status=400)
+    return HttpResponse(loader.get_template("400.html").render({"message": message}), status=400)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

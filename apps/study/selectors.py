@@ -16,6 +16,7 @@ from django.db.models import (
     Exists,
     OuterRef,
     Q,
+    QuerySet,
     Sum,
     Value,
 )
@@ -25,7 +26,7 @@ from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import visible_decks
 from apps.study import queue_sql, scheduler
-from apps.study.models import CardState, ReviewLog
+from apps.study.models import CardState, ReviewLog, SectionProgress
 from apps.study.queue_sql import CountOf
 
 
@@ -204,3 +205,13 @@ def cards_started(user, card_ids) -> set[int]:
             "card_id", flat=True
         )
     )
+
+
+def deck_study_rows(deck: Deck) -> dict[str, QuerySet]:
+    """Every learner's study rows of `deck` (what deleting it deletes): their card states,
+    review logs and read sections, by name."""
+    return {
+        "states": CardState.objects.filter(deck=deck),
+        "reviews": ReviewLog.objects.filter(card__deck=deck),
+        "sections": SectionProgress.objects.filter(section__deck=deck),
+    }

@@ -215,6 +215,8 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("accounts:password_reset_confirm", "MQ", "not-a-token"), PUBLIC)
     ],
     "accounts:password_reset_complete": [P("get", r("accounts:password_reset_complete"), PUBLIC)],
+    "accounts:password_change": [P("get", r("accounts:password_change"), SELF)],
+    "accounts:password_change_done": [P("get", r("accounts:password_change_done"), SELF)],
     "accounts:profile": [
         P("get", r("accounts:profile"), SELF),
         P(
@@ -975,6 +977,11 @@ MATRIX: dict[str, list[Probe]] = {
     "api-profile": [
         A("get", r("api-profile"), A_SELF),
         A("patch", r("api-profile"), A_SELF, lambda w: {"target_recall": 80}),
+    ],
+    # the caller's own token: made for whoever asks, never anyone else's
+    "api-auth-token": [
+        A("post", r("api-auth-token"), A_SELF, lambda w: {}),
+        A("delete", r("api-auth-token"), A_SELF),
     ],
     "api-schema": [A("get", r("api-schema"), A_PUBLIC)],
     "api-docs": [A("get", r("api-docs"), A_PUBLIC)],

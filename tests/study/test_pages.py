@@ -185,10 +185,11 @@ def test_a_grade_on_the_review_page_costs_a_fixed_number_of_queries(
         review_record(user=alice, card=card, grade=4, now=timezone.now() - timedelta(days=2))
     html = alice_client.get("/study/review/ray-basics/", HTTP_HX_REQUEST="true").content.decode()
     payload = {**form_values(html), "grade": "4", "done": "3"}
-    # session, user, profile; card with its deck; savepoint, lock, update state, insert log,
-    # release; every count of the day and the queue in one query; the next card (the update
-    # and the insert were one hand-written statement on PostgreSQL until issue 18: 10 then)
-    with django_assert_num_queries(11):
+    # session, user, profile; card with its deck; savepoint, lock the learner, lock the state,
+    # update state, insert log, release; every count of the day and the queue in one query; the
+    # next card (the update and the insert were one hand-written statement on PostgreSQL until
+    # issue 18: 10 then; the learner's lock came with issue 28)
+    with django_assert_num_queries(12):
         response = alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
     assert 'value="4" max=' in response.content.decode()  # done travels in the form
 

@@ -87,7 +87,7 @@ def question_save(
 @transaction.atomic
 def question_move(*, question: Question, direction: str) -> bool:
     """Move a question one place up or down in its quiz (the author's order)."""
-    return order_swap(question.quiz.questions.all(), question, direction)
+    return order_swap(question.quiz.questions.all(), question, direction, parent=question.quiz)
 
 
 @transaction.atomic
