@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 HEAT_LEVELS = 4  # the darkest level; 0 is "nothing"
@@ -83,12 +83,50 @@ def is_number(value) -> bool:
 @dataclass(frozen=True)
 class Line:
     """One series to draw: its (x, y) points in the order measured (a redone step shows as a
-    step back), its colour (series-0 .. series-5) and whether it is dashed."""
+    step back), its colour (series-0 .. series-5) and whether it is dashed. Optionally a title
+    per point (its tooltip), hollow dots, or dots alone (joined=False)."""
 
     label: str
     points: Sequence[tuple[float, float]]
     color: int = 0
     dashed: bool = False
+    titles: Sequence[str] = ()
+    hollow: bool = False
+    joined: bool = True
+
+
+@dataclass(frozen=True)
+class Band:
+    """The spread of a series: its lowest and highest value at each x, shaded between."""
+
+    label: str
+    lows: Sequence[tuple[float, float]]
+    highs: Sequence[tuple[float, float]]
+    color: int = 0
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A horizontal line at a value (a threshold, a median), from x_from to x_to (the plot's
+    width when None), in a series' colour or the axes' (color None)."""
+
+    label: str
+    y: float
+    color: int | None = None
+    x_from: float | None = None
+    x_to: float | None = None
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A vertical bracket at x between two values, with a short text beside it: the
+    comparison a claim makes between two lines."""
+
+    label: str
+    x: float
+    y1: float
+    y2: float
+    text: str
 
 
 @dataclass(frozen=True)
@@ -98,12 +136,34 @@ class Tick:
 
 
 @dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class Path:
     label: str
     css: str  # "series series-N"
     dashed: bool
     points: str  # SVG polyline points, "x,y x,y ..."
     markers: list[tuple[float, float]]  # a dot per point when there are few
+    dots: list[Dot] = field(default_factory=list)  # the markers, each with its title
+    joined: bool = True
+    hollow: bool = False
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A band, rule or bracket placed in pixels: an SVG polygon's or polyline's points."""
+
+    label: str
+    css: str
+    points: str
+    text: str = ""
+    text_x: float = 0.0
+    text_y: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -120,6 +180,9 @@ class LineChart:
     x_label: str
     y_label: str
     paths: list[Path]
+    bands: list[Shape] = field(default_factory=list)
+    rules: list[Shape] = field(default_factory=list)
+    brackets: list[Shape] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -142,35 +205,73 @@ def line_chart(
     width: int = 640,
     height: int = 340,
     margins: tuple[int, int, int, int] = (64, 16, 16, 52),  # left, right, top, bottom
+    bands: Sequence[Band] = (),
+    rules: Sequence[Rule] = (),
+    brackets: Sequence[Bracket] = (),
 ) -> LineChart:
-    """Lines on shared axes whose ticks enclose every point; the y axis always shows 0."""
+    """Lines on shared axes whose ticks enclose every point (and every band, rule and bracket);
+    the y axis always shows 0."""
     xs = [x for line in lines for x, _ in line.points]
+    xs += [x for band in bands for x, _ in band.lows] + [b.x for b in brackets]
     ys = [y for line in lines for _, y in line.points]
+    ys += [y for band in bands for _, y in (*band.lows, *band.highs)]
+    ys += [r.y for r in rules] + [y for b in brackets for y in (b.y1, b.y2)]
     x_values = nice_ticks(min(xs, default=0), max(xs, default=1))
     y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1))
     left, right = margins[0], width - margins[1]
     top, bottom = margins[2], height - margins[3]
     sx = Scale(x_values[0], x_values[-1], left, right)
     sy = Scale(y_values[0], y_values[-1], bottom, top)
+
+    def placed(pairs) -> list[tuple[float, float]]:
+        return [(round(sx(x), 1), round(sy(y), 1)) for x, y in pairs]
+
+    def svg(pairs) -> str:
+        return " ".join(f"{x:.1f},{y:.1f}" for x, y in pairs)
+
     paths = []
     for line in lines:
         if not line.points:
             continue
-        placed = [(round(sx(x), 1), round(sy(y), 1)) for x, y in line.points]
+        spots = placed(line.points)
+        few = len(spots) <= MARKERS_UP_TO or not line.joined
+        titles = list(line.titles) + [""] * (len(spots) - len(line.titles))
         paths.append(
             Path(
                 label=line.label,
                 css=f"series series-{line.color % 6}",
                 dashed=line.dashed,
-                points=" ".join(f"{x:.1f},{y:.1f}" for x, y in placed),
-                markers=placed if len(placed) <= MARKERS_UP_TO else [],
+                points=svg(spots),
+                markers=spots if few else [],
+                dots=[Dot(x, y, t) for (x, y), t in zip(spots, titles, strict=True)] if few else [],
+                joined=line.joined,
+                hollow=line.hollow,
             )
         )
+    shaded = [
+        Shape(band.label, f"band series-{band.color % 6}",
+              svg(placed(band.lows) + placed(list(reversed(band.highs)))))
+        for band in bands
+        if band.lows
+    ]  # fmt: skip
+    ruled = []
+    for rule in rules:
+        x_from = left if rule.x_from is None else round(sx(rule.x_from), 1)
+        x_to = right if rule.x_to is None else round(sx(rule.x_to), 1)
+        y = round(sy(rule.y), 1)
+        css = "rule" if rule.color is None else f"rule series series-{rule.color % 6}"
+        ruled.append(Shape(rule.label, css, svg([(x_from, y), (x_to, y)])))
+    bracketed = []
+    for b in brackets:
+        x, y1, y2 = round(sx(b.x), 1), round(sy(b.y1), 1), round(sy(b.y2), 1)
+        corners = [(x - 5, y1), (x, y1), (x, y2), (x - 5, y2)]
+        bracketed.append(Shape(b.label, "bracket", svg(corners), b.text, x + 4, (y1 + y2) / 2 + 4))
     return LineChart(
         title=title, width=width, height=height, left=left, right=right, top=top, bottom=bottom,
         x_ticks=[Tick(round(sx(t), 1), tick_label(t)) for t in x_values],
         y_ticks=[Tick(round(sy(t), 1), tick_label(t)) for t in y_values],
         x_label=x_label, y_label=y_label, paths=paths,
+        bands=shaded, rules=ruled, brackets=bracketed,
     )  # fmt: skip
 
 

@@ -21,8 +21,8 @@ from ray import tune
 from ray.tune import Callback, Checkpoint, Stopper
 from ray.tune.schedulers import PopulationBasedTraining
 
-from .base import Deadline, DemoStopped, Report
-from .claims import Figures
+from .base import Deadline, DemoStopped
+from .claims import Figures, number
 from .raytools import POLL_S, cluster_cpus, owned, wait_all
 
 LR_LOW, LR_HIGH = 1e-3, 1.0
@@ -116,8 +116,10 @@ class _Points(Callback):
         while self.sent < upto:
             self.sent += 1
             if self.sent in self.best:
-                best = round(self.best[self.sent], 3)
-                self.relay.push.remote({"series": self.series, "x": self.sent, "y": best})
+                best = round(self.best[self.sent], 4)
+                loss = float(f"{10**-best:.3g}")
+                self.relay.push.remote({"series": self.series, "x": self.sent, "y": best,
+                                        "loss": loss})  # fmt: skip
 
 
 class _RelayStopper(Stopper):
@@ -136,7 +138,7 @@ class _RelayStopper(Stopper):
         return self.asked
 
 
-def _fit(name, config, scheduler, series, trials, share, storage, report, deadline, scope):
+def _fit(name, config, scheduler, series, trials, share, storage, figures, deadline, scope):
     relay = scope.actor(_Relay.remote())
     tuner = tune.Tuner(
         tune.with_resources(toy_training, {"cpu": share}),
@@ -167,7 +169,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
     while fitting.is_alive():
         fitting.join(timeout=POLL_S)
         for point in ray.get(relay.take.remote(), timeout=10):
-            report(point)
+            figures.report(point)
         if stopped is None:
             try:
                 deadline.check()
@@ -175,7 +177,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
                 stopped = exc
                 relay.request_stop.remote()
     for point in ray.get(relay.take.remote(), timeout=10):
-        report(point)
+        figures.report(point)
     if stopped is not None:
         raise stopped
     if "results" not in outcome:
@@ -188,12 +190,14 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
     return float(best.metrics["score"]), best
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     trials, steps, every = params["trials"], params["steps"], params["perturb_every"]
     share = min(1.0, cluster_cpus() / trials)
     storage = tempfile.mkdtemp(prefix="raydeck-pbt-")
     grid = [float(x) for x in np.logspace(math.log10(LR_LOW), math.log10(LR_HIGH), trials)]
     base = {"steps": steps, "perturb_every": every}
+    figures.define("grid_best_loss", "fixed grid: lowest loss of its best trial")
+    figures.define("pbt_best_loss", "PBT: lowest loss of its best trial")
     try:
         with owned() as scope:
             curves = wait_all(
@@ -202,11 +206,11 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 what="the fixed-grid trainings",
             )
             for step in range(steps):
-                report(
-                    {"series": "grid", "x": step + 1, "y": round(max(c[step] for c in curves), 3)}
-                )
+                best = max(c[step] for c in curves)
+                figures.point("grid", step + 1, best, loss=float(f"{10**-best:.3g}"))
             finals = [c[-1] for c in curves]
             grid_score, grid_lr = max(finals), grid[int(np.argmax(finals))]
+            figures.add("grid_best_loss", 10**-grid_score)
             pbt = PopulationBasedTraining(
                 time_attr="training_iteration",
                 perturbation_interval=every,
@@ -224,36 +228,26 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 trials,
                 share,
                 storage,
-                report,
+                figures,
                 deadline,
                 scope,
             )
+            figures.add("pbt_best_loss", 10**-pbt_score)
     finally:
         shutil.rmtree(storage, ignore_errors=True)
-    figures = Figures()
-    figures.define("grid_vs_pbt_loss", "lowest loss: best grid trial / best PBT trial", "x")
-    figures.define("grid_best_loss", "fixed grid: lowest loss of its best trial", "")
-    figures.define("pbt_best_loss", "PBT: lowest loss of its best trial", "")
-    figures.add("grid_vs_pbt_loss", 10 ** (pbt_score - grid_score))
-    figures.add("grid_best_loss", 10**-grid_score)
-    figures.add("pbt_best_loss", 10**-pbt_score)
-    lower = "lower" if pbt_score >= grid_score else "higher"
+    ratio = 10 ** (pbt_score - grid_score)
+    lower = "lower" if ratio >= 1 else "higher"
     return {
         "figures": figures,
         "trials": trials,
         "steps": steps,
         "grid_lrs": [f"{lr:.0e}" for lr in grid],
-        "grid_best_score": round(grid_score, 2),
         "grid_best_lr": f"{grid_lr:.0e}",
-        "pbt_best_score": round(pbt_score, 2),
         "pbt_best_final_lr": f"{pbt_best.config['lr']:.0e}",
-        "grid_best_loss": f"{10**-grid_score:.1e}",
-        "pbt_best_loss": f"{10**-pbt_score:.1e}",
-        "pbt_vs_grid": round(pbt_score / max(grid_score, 1e-9), 2),
         "effect": (
-            f"lowest loss after {steps} steps in this run: fixed grid {10**-grid_score:.1e} "
-            f"(lr {grid_lr:.0e}), PBT {10**-pbt_score:.1e}, "
-            f"{max(10 ** (pbt_score - grid_score), 10 ** (grid_score - pbt_score)):.1f}x {lower};"
-            f" PBT's best trial ended on lr {pbt_best.config['lr']:.0e}"
+            f"lowest loss after {steps} steps in this run: fixed grid {number(10**-grid_score)} "
+            f"(lr {grid_lr:.0e}), PBT {number(10**-pbt_score)}, "
+            f"{number(max(ratio, 1 / ratio))}x {lower}; PBT's best trial ended on lr "
+            f"{pbt_best.config['lr']:.0e}"
         ),
     }

@@ -9,9 +9,13 @@ from collections.abc import Iterator, Sequence
 import ray
 from ray.util.placement_group import remove_placement_group
 
-from .base import Deadline
+from .base import ClusterBusy, Deadline
 
 POLL_S = 0.2  # how often a wait wakes to check the deadline and a cancel
+# How long a run waits for what the cluster must give it before it starts (free CPUs) or goes
+# on (its actors started): a busy cluster ends the run inconclusive, saying so, instead of
+# spending the whole budget and failing.
+CLUSTER_WAIT_S = 10.0
 
 
 def wait_all(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks") -> list:
@@ -48,8 +52,43 @@ def wait_any(
             return ready, pending
 
 
-def actors_ready(actors: Sequence, deadline: Deadline, *, what: str = "actors to start") -> None:
-    wait_all([a.__ray_ready__.remote() for a in actors], deadline, what=what)
+def actors_ready(actors: Sequence, deadline: Deadline, *, what: str = "actors to start",
+                 within_s: float = CLUSTER_WAIT_S) -> None:  # fmt: skip
+    """Wait for the actors to start, at most within_s: an actor waits for a free CPU, and on a
+    cluster busy with other work that can take as long as the other work does."""
+    probes = [a.__ray_ready__.remote() for a in actors]
+    started_at = time.monotonic()
+    until = started_at + within_s
+    pending = probes
+    while pending:
+        deadline.check_for(what)
+        if time.monotonic() >= until:
+            started = len(probes) - len(pending)
+            raise ClusterBusy(
+                f"only {started} of {len(probes)} actors had started after {within_s:g} s of "
+                f"waiting for {what}, with {free_cpus():g} of the cluster's {cluster_cpus():g} "
+                "CPUs free: other work held the rest"
+            )
+        if time.monotonic() - started_at >= 1.0:  # say so once it is more than a blink
+            deadline.waiting(
+                f"waiting for {what} ({free_cpus():g} of {cluster_cpus():g} CPUs free)"
+            )
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
+    deadline.waiting(None)
+    ray.get(probes, timeout=max(1.0, deadline.remaining()))
+
+
+# A Ray call that timed out inside a demo: the cluster did not answer in time (busy), which is
+# not a broken demo.
+BUSY_ERRORS = (ray.exceptions.GetTimeoutError,)
+
+
+def why_stopped(exc: BaseException) -> str:
+    """The reason a run stopped early, as the verdict says it."""
+    if isinstance(exc, ray.exceptions.GetTimeoutError):
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        return f"the Ray cluster did not answer in time, as a busy cluster does ({first})"
+    return str(exc)
 
 
 def cluster_cpus() -> float:
@@ -78,13 +117,26 @@ def free_cpus() -> float:
     return float(ray.available_resources().get("CPU", 0))
 
 
-def wait_until_idle(max_s: float) -> float:
-    """Wait up to max_s for every CPU of the cluster to be free (processes of a run that just
-    ended can take a moment to hand theirs back); returns the CPUs free when it stopped."""
-    until = time.monotonic() + max_s
-    while free_cpus() < cluster_cpus() and time.monotonic() < until:
+def wait_for_cpus(needed: float, deadline: Deadline, *, within_s: float = CLUSTER_WAIT_S) -> float:
+    """Wait up to within_s for `needed` CPUs of the cluster to be free (processes of a run that
+    just ended take a moment to hand theirs back; other drivers may hold some), telling the
+    page while it waits; returns the CPUs free. Still short after that: ClusterBusy."""
+    until = time.monotonic() + within_s
+    started = time.monotonic()
+    while (free := free_cpus()) < needed:
+        deadline.check()
+        if time.monotonic() >= until:
+            raise ClusterBusy(
+                f"the cluster was too busy: after {within_s:g} s of waiting for {needed:g} free "
+                f"CPUs, {free:g} of its {cluster_cpus():g} were free (other work held the rest)"
+            )
+        if time.monotonic() - started >= 0.5:
+            deadline.waiting(
+                f"waiting for {needed:g} free CPUs ({free:g} of {cluster_cpus():g} free)"
+            )
         time.sleep(0.1)
-    return free_cpus()
+    deadline.waiting(None)
+    return free
 
 
 class Owned:
