@@ -63,6 +63,20 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def log_ticks(low: float, high: float) -> list[float]:
+    """Ticks for a logarithmic axis from at or below `low` to at or above `high` (both > 0):
+    1, 2 and 5 times each power of ten over a narrow range, the powers alone over a wide one."""
+    first, last = math.floor(math.log10(low) + 1e-9), math.ceil(math.log10(high) - 1e-9)
+    last = max(last, first + 1)
+    steps = (1, 2, 5) if last - first <= 2 else (1,)
+    ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+    below = [t for t in ticks if t <= low * (1 + 1e-9)]
+    above = [t for t in ticks if t >= high * (1 - 1e-9)]
+    start, end = ticks.index(below[-1]), ticks.index(above[0])
+    end = max(end, start + 1)
+    return [float(f"{t:.12g}") for t in ticks[start : end + 1]]
+
+
 def tick_label(value: float) -> str:
     """A tick's number, short: 0, 0.25, 12.5, 40k, 5e-03."""
     if value == 0:
@@ -208,20 +222,34 @@ def line_chart(
     bands: Sequence[Band] = (),
     rules: Sequence[Rule] = (),
     brackets: Sequence[Bracket] = (),
+    y_log: bool = False,
 ) -> LineChart:
     """Lines on shared axes whose ticks enclose every point (and every band, rule and bracket);
-    the y axis always shows 0."""
+    the y axis always shows 0, unless it is logarithmic (y_log: values at or below 0 are left
+    out, as such an axis has no place for them)."""
+    if y_log:
+        lines = [_positive(line) for line in lines]
+        bands = [b for b in bands if all(y > 0 for _, y in (*b.lows, *b.highs))]
+        rules = [r for r in rules if r.y > 0]
+        brackets = [b for b in brackets if b.y1 > 0 and b.y2 > 0]
     xs = [x for line in lines for x, _ in line.points]
     xs += [x for band in bands for x, _ in band.lows] + [b.x for b in brackets]
     ys = [y for line in lines for _, y in line.points]
     ys += [y for band in bands for _, y in (*band.lows, *band.highs)]
     ys += [r.y for r in rules] + [y for b in brackets for y in (b.y1, b.y2)]
     x_values = nice_ticks(min(xs, default=0), max(xs, default=1))
-    y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1))
+    if y_log:
+        y_values = log_ticks(min(ys, default=1), max(ys, default=10))
+    else:
+        y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1))
     left, right = margins[0], width - margins[1]
     top, bottom = margins[2], height - margins[3]
     sx = Scale(x_values[0], x_values[-1], left, right)
-    sy = Scale(y_values[0], y_values[-1], bottom, top)
+    ty = math.log10 if y_log else float
+    sy_linear = Scale(ty(y_values[0]), ty(y_values[-1]), bottom, top)
+
+    def sy(y: float) -> float:
+        return sy_linear(ty(y))
 
     def placed(pairs) -> list[tuple[float, float]]:
         return [(round(sx(x), 1), round(sy(y), 1)) for x, y in pairs]
@@ -248,12 +276,15 @@ def line_chart(
                 hollow=line.hollow,
             )
         )
-    shaded = [
-        Shape(band.label, f"band series-{band.color % 6}",
-              svg(placed(band.lows) + placed(list(reversed(band.highs)))))
-        for band in bands
-        if band.lows
-    ]  # fmt: skip
+    shaded = []
+    for band in bands:
+        if not band.lows:
+            continue
+        lows, highs = placed(band.lows), placed(list(reversed(band.highs)))
+        if len(lows) == 1:  # one x: a narrow bar from the lowest trial to the highest
+            (x, low), (_, high) = lows[0], highs[0]
+            lows, highs = [(x - 4, low), (x + 4, low)], [(x + 4, high), (x - 4, high)]
+        shaded.append(Shape(band.label, f"band series-{band.color % 6}", svg(lows + highs)))
     ruled = []
     for rule in rules:
         x_from = left if rule.x_from is None else round(sx(rule.x_from), 1)
@@ -270,9 +301,17 @@ def line_chart(
         title=title, width=width, height=height, left=left, right=right, top=top, bottom=bottom,
         x_ticks=[Tick(round(sx(t), 1), tick_label(t)) for t in x_values],
         y_ticks=[Tick(round(sy(t), 1), tick_label(t)) for t in y_values],
-        x_label=x_label, y_label=y_label, paths=paths,
+        x_label=x_label, y_label=f"{y_label}{', log scale' if y_log else ''}", paths=paths,
         bands=shaded, rules=ruled, brackets=bracketed,
     )  # fmt: skip
+
+
+def _positive(line: Line) -> Line:
+    """The line's points with a value above 0 (and their titles), for a logarithmic axis."""
+    titles = list(line.titles) + [""] * (len(line.points) - len(line.titles))
+    kept = [(p, t) for p, t in zip(line.points, titles, strict=True) if p[1] > 0]
+    return Line(line.label, [p for p, _ in kept], line.color, line.dashed,
+                [t for _, t in kept], line.hollow, line.joined)  # fmt: skip
 
 
 # Calendar heatmap -------------------------------------------------------------------------------

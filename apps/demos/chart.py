@@ -10,7 +10,6 @@ as the verdict writes it (claims.quantity)."""
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 
 from apps.charts.geometry import Band, Bracket, Line, LineChart, Rule, is_number, line_chart
@@ -53,6 +52,13 @@ def layers(spec: DemoSpec, points: list[dict], *, figures: dict | None = None, p
         warm = [p for p in mine if p.get("warmup")]
         counted = [p for p in mine if not p.get("warmup")]
         label = f"{prefix}{series.label}"
+
+        def named(p, label=label) -> str:
+            """A trial's dot is titled with its figure's own label, as the table and the
+            verdict name it (known once the run has its summary)."""
+            figure = (figures or {}).get(p.get("figure") or "")
+            return f"{prefix}{figure['label']}" if isinstance(figure, dict) else label
+
         for p in counted:
             xs.append(float(p["x"]))
             if p.get("figure"):
@@ -75,10 +81,11 @@ def layers(spec: DemoSpec, points: list[dict], *, figures: dict | None = None, p
             # Several trials at one x: the line joins the medians, the band spans the trials.
             xs_sorted = sorted(at_x)
             medians = [(x, float(spread(at_x[x])["median"])) for x in xs_sorted]
+            at_point = {float(p["x"]): p for p in counted}
             lines.append(Line(
                 label, medians, color=i, dashed=dashed,
-                titles=[f"{label}, {_at(chart, x)}: median of {len(at_x[x])} trials "
-                        f"{quantity(m, unit)}, from {quantity(min(at_x[x]), unit)} to "
+                titles=[f"{named(at_point[x])}, {_at(chart, x)}: median of {len(at_x[x])} "
+                        f"trials {quantity(m, unit)}, from {quantity(min(at_x[x]), unit)} to "
                         f"{quantity(max(at_x[x]), unit)}" for x, m in medians],
             ))  # fmt: skip
             spanned = [x for x in xs_sorted if len(at_x[x]) > 1]
@@ -87,13 +94,13 @@ def layers(spec: DemoSpec, points: list[dict], *, figures: dict | None = None, p
             lines.append(Line(
                 f"{label}: each trial", [(float(p["x"]), float(p["y"])) for p in counted],
                 color=i, joined=False,
-                titles=[f"{label}, {_at(chart, p['x'])}, one trial: {quantity(p['y'], unit)}"
-                        for p in counted],
+                titles=[f"{named(p)}, {_at(chart, p['x'])}, one trial: "
+                        f"{quantity(p['y'], unit)}" for p in counted],
             ))  # fmt: skip
             continue
         lines.append(Line(
             label, [(float(p["x"]), float(p["y"])) for p in counted], color=i, dashed=dashed,
-            titles=[f"{label}, {_at(chart, p['x'])}: {quantity(p['y'], unit)}{_extra(p)}"
+            titles=[f"{named(p)}, {_at(chart, p['x'])}: {quantity(p['y'], unit)}{_extra(p)}"
                     for p in counted],
         ))  # fmt: skip
         trial_values = [float(p["y"]) for p in counted]
@@ -106,7 +113,8 @@ def layers(spec: DemoSpec, points: list[dict], *, figures: dict | None = None, p
         ):
             median = float(spread(trial_values)["median"])
             rules.append(Rule(
-                f"{label}: median of {len(counted)} trials {quantity(median, unit)}", median,
+                f"{named(counted[0])}: median of {len(counted)} trials {quantity(median, unit)}",
+                median,
                 color=i, x_from=min(at_x), x_to=max(at_x),
             ))  # fmt: skip
     if claim_marks:
@@ -177,9 +185,5 @@ def demo_chart(spec: DemoSpec, runs: list[dict], *, title: str) -> LineChart:
     return line_chart(
         lines, title=title, bands=bands, rules=rules, brackets=brackets,
         x_label=_axis_label(chart.x_label, chart.x_unit),
-        y_label=_axis_label(chart.y_label, chart.y_unit),
+        y_label=_axis_label(chart.y_label, chart.y_unit), y_log=chart.y_log,
     )  # fmt: skip
-
-
-def median_of(values: list[float]) -> float:
-    return statistics.median(values)

@@ -3,7 +3,7 @@ from django.db import models
 from django.urls import reverse
 
 from apps.demos.ray_demos import DemoSpec, get_demo
-from apps.demos.ray_demos.claims import number, quantity
+from apps.demos.ray_demos.claims import YES_NO, number, quantity
 
 
 class DemoRun(models.Model):
@@ -140,11 +140,25 @@ class DemoRun(models.Model):
         figures = (self.summary or {}).get("figures")
         if not isinstance(figures, dict):
             return []
+        claim = self.claim or {}
+        needs = {}
+        spec = self.spec
+        for check in spec.claim.checks if spec else ():
+            key = f"{check.figure}/{check.over}" if check.over else check.figure
+            unit = "x" if check.over else (figures.get(check.figure) or {}).get("unit", "")
+            needs[key] = check.needs(unit)
         rows = []
         for key, f in figures.items():
             if not isinstance(f, dict):
                 continue
             unit, trials = f.get("unit", ""), f.get("trials") or []
+            if unit == YES_NO:
+                yes = sum(1 for v in trials if v >= 0.5)
+                rows.append({"key": key, "label": f.get("label") or key, "n": len(trials),
+                             "trials": ", ".join(quantity(v, unit) for v in trials),
+                             "median": f"yes in {yes} of {len(trials)}" if trials else "",
+                             "range": "", "needs": needs.get(key, "")})  # fmt: skip
+                continue
             rows.append({
                 "key": key,
                 "label": f.get("label") or key,
@@ -153,8 +167,9 @@ class DemoRun(models.Model):
                 "median": quantity(f.get("median"), unit) if trials else "",
                 "range": (f"{quantity(f.get('min'), unit)} to {quantity(f.get('max'), unit)}"
                           if len(trials) > 1 else ""),
+                "needs": needs.get(key, ""),
             })  # fmt: skip
-        for part in (self.claim or {}).get("parts") or []:
+        for part in claim.get("parts") or []:
             if part.get("over") and part.get("value") is not None:
                 a, b = figures.get(part["figure"], {}), figures.get(part["over"], {})
                 rows.append({
@@ -165,6 +180,7 @@ class DemoRun(models.Model):
                     "trials": "",
                     "median": quantity(part["value"], "x"),
                     "range": "",
+                    "needs": needs.get(f"{part['figure']}/{part['over']}", ""),
                 })  # fmt: skip
         return rows
 

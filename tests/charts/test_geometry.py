@@ -15,6 +15,7 @@ from apps.charts.geometry import (
     bar_chart,
     heat_level,
     line_chart,
+    log_ticks,
     nice_ticks,
     paired_bar_chart,
     tick_label,
@@ -139,3 +140,20 @@ def test_paired_bars_share_one_scale_side_by_side(pairs):
     for p, d in zip(chart.planned, chart.done, strict=True):
         assert d.x == p.x + p.width and d.x + d.width <= chart.width
         assert p.y + p.height == d.y + d.height == chart.baseline
+
+
+@given(low=st.floats(1e-6, 1e6), span=st.floats(1, 1e6))
+def test_log_ticks_rise_and_enclose_the_range(low, span):
+    high = low * span
+    ticks = log_ticks(low, high)
+    assert ticks == sorted(set(ticks)) and len(ticks) >= 2
+    assert ticks[0] <= low * (1 + 1e-9) and ticks[-1] >= high * (1 - 1e-9)
+    assert len(ticks) <= 14
+
+
+def test_a_log_chart_leaves_out_what_it_cannot_place_and_says_log_scale():
+    chart = line_chart([Line("a", [(1, 0), (2, 3), (3, 30)])], title="t", x_label="x",
+                       y_label="y", y_log=True)  # fmt: skip
+    assert chart.y_label == "y, log scale" and len(chart.paths[0].points.split()) == 2
+    plain = line_chart([Line("a", [(1, 0), (2, 3)])], title="t", x_label="x", y_label="y")
+    assert plain.y_label == "y" and not plain.bands and not plain.rules and not plain.brackets

@@ -143,11 +143,23 @@ def test_a_finished_run_shows_its_claim_part_by_part_with_the_tables_numbers(cli
     assert "The actor&#x27;s counter was exact: yes in 3 of 3 trials" in page
     assert "1-minute load average before the run: 0.3 on 2 CPUs; Ray had 2 CPUs." in page
     row = '<tr data-figure="tasks_s"><th scope="row">2 items as parallel tasks</th>'
-    assert row + "<td>0.21 s, 0.22 s, 0.2 s</td><td>0.21 s</td><td>0.2 s to 0.22 s</td>" in page
-    assert "<td>1.95x</td>" in page  # the ratio the claim checks, as a row of its own
+    assert (
+        row
+        + (
+            '<td data-label="Each trial">0.21 s, 0.22 s, 0.2 s</td>'
+            '<td data-label="Median">0.21 s</td>'
+            '<td data-label="Range">0.2 s to 0.22 s</td>'
+        )
+        in page
+    )
+    # The ratio the claim checks, as a row of its own, with what the claim needs.
+    assert (
+        '<td data-label="Median">1.95x</td><td data-label="Range"></td><td data-label="Trials">'
+        '3</td><td data-label="The claim needs">at least 1.5x</td>'
+    ) in page
     # The chart draws the same numbers: each trial, each median, the ratio and the threshold.
-    assert "<title>parallel tasks, trial 2: 0.22 s</title>" in page
-    assert "<title>parallel tasks: median of 3 trials 0.21 s</title>" in page
+    assert "<title>2 items as parallel tasks, trial 2: 0.22 s</title>" in page
+    assert "<title>2 items as parallel tasks: median of 3 trials 0.21 s</title>" in page
     assert ">1.95x</text>" in page
     assert "{" not in page.split('id="summary-title"')[1].split("</section>")[0]  # no raw dicts
 

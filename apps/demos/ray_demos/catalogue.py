@@ -177,6 +177,7 @@ DEMOS: tuple[DemoSpec, ...] = (
                 Series("speedup", "time: barrier / asynchronous"),
                 Series("staleness", "loss: stale / fresh gradients"),
             ),
+            y_log=True,  # the loss ratio can be tens of times the time ratio
         ),
         module="sync_async",
         claim=Claim(
