@@ -220,7 +220,7 @@ def test_a_deadline_stops_a_demo_inconclusive_and_frees_the_cluster(ray_cluster)
     start = time.monotonic()
     summary = run_demo("tasks-vs-actors", {"n_items": 64, "work_ms": 500}, lambda p: None,
                        deadline=Deadline(1.0))  # fmt: skip
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 8  # the budget, then at most 3 s for the CPUs to return
     assert summary["claim"]["verdict"] == "inconclusive"
     assert summary["claim"]["reason"].startswith("The run stopped before its first trial ended:")
     assert "budget" in summary["stopped"]

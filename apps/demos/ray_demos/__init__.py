@@ -53,6 +53,9 @@ def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> 
         summary = module.run(cleaned, figures, deadline=deadline)
     except (DeadlineExceeded, ClusterBusy, *raytools.BUSY_ERRORS) as exc:
         summary = {"figures": figures, "stopped": raytools.why_stopped(exc)}
+    # Actors a run stopped (Tune's trials among them) hand their CPUs back in Ray's own time:
+    # give them a moment, so the next run does not start on a cluster this one still holds.
+    raytools.settle(SETTLE_S)
     conditions = Conditions(
         load_1m=load_before,
         machine_cpus=os.cpu_count() or 1,
@@ -64,6 +67,7 @@ def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> 
 
 
 _RUNS_IN_PROCESS: list[str] = []  # demos this process has run: the first one is cold
+SETTLE_S = 3.0
 
 
 __all__ = [

@@ -26,7 +26,7 @@ from .claims import Figures, number
 from .raytools import POLL_S, cluster_cpus, owned, wait_all
 
 LR_LOW, LR_HIGH = 1e-3, 1.0
-DIM, UPDATES_PER_STEP, NOISE = 10, 125, 1.0
+DIM, UPDATES_PER_STEP, NOISE = 10, 190, 1.0
 
 
 def sgd_step(theta: np.ndarray, lr: float, rng) -> float:
@@ -138,7 +138,8 @@ class _RelayStopper(Stopper):
         return self.asked
 
 
-def _fit(name, config, scheduler, series, trials, share, storage, figures, deadline, scope):
+def _fit(name, config, scheduler, series, trials, share, storage, figures, deadline, scope,
+         on_tick=lambda: None):  # fmt: skip
     relay = scope.actor(_Relay.remote())
     tuner = tune.Tuner(
         tune.with_resources(toy_training, {"cpu": share}),
@@ -168,6 +169,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, figures, deadl
     stopped: DemoStopped | None = None
     while fitting.is_alive():
         fitting.join(timeout=POLL_S)
+        on_tick()
         for point in ray.get(relay.take.remote(), timeout=10):
             figures.report(point)
         if stopped is None:
@@ -198,19 +200,24 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     base = {"steps": steps, "perturb_every": every}
     figures.define("grid_best_loss", "fixed grid: lowest loss of its best trial")
     figures.define("pbt_best_loss", "PBT: lowest loss of its best trial")
+    done: dict = {}
     try:
         with owned() as scope:
-            curves = wait_all(
-                [scope.ref(fixed_lr_scores.remote(lr, steps)) for lr in grid],
-                deadline,
-                what="the fixed-grid trainings",
-            )
-            for step in range(steps):
-                best = max(c[step] for c in curves)
-                figures.point("grid", step + 1, best, loss=float(f"{10**-best:.3g}"))
-            finals = [c[-1] for c in curves]
-            grid_score, grid_lr = max(finals), grid[int(np.argmax(finals))]
-            figures.add("grid_best_loss", 10**-grid_score)
+            # The grid runs beside Tune's start-up (the figures are losses, not timings): its
+            # curve is drawn as soon as its tasks return, while PBT's trials start.
+            refs = [scope.ref(fixed_lr_scores.remote(lr, steps)) for lr in grid]
+
+            def grid_done() -> None:
+                if done or ray.wait(refs, num_returns=len(refs), timeout=0)[1]:
+                    return
+                curves = ray.get(refs)
+                for step in range(steps):
+                    best = max(c[step] for c in curves)
+                    figures.point("grid", step + 1, best, loss=float(f"{10**-best:.3g}"))
+                finals = [c[-1] for c in curves]
+                done["score"], done["lr"] = max(finals), grid[int(np.argmax(finals))]
+                figures.add("grid_best_loss", 10 ** -done["score"])
+
             pbt = PopulationBasedTraining(
                 time_attr="training_iteration",
                 perturbation_interval=every,
@@ -231,8 +238,12 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
                 figures,
                 deadline,
                 scope,
+                on_tick=grid_done,
             )
             figures.add("pbt_best_loss", 10**-pbt_score)
+            wait_all(refs, deadline, what="the fixed-grid trainings")
+            grid_done()
+            grid_score, grid_lr = done["score"], done["lr"]
     finally:
         shutil.rmtree(storage, ignore_errors=True)
     ratio = 10 ** (pbt_score - grid_score)

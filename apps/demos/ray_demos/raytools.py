@@ -117,6 +117,13 @@ def free_cpus() -> float:
     return float(ray.available_resources().get("CPU", 0))
 
 
+def settle(max_s: float) -> None:
+    """Wait up to max_s for every CPU of the cluster to be free again."""
+    until = time.monotonic() + max_s
+    while free_cpus() < cluster_cpus() and time.monotonic() < until:
+        time.sleep(0.1)
+
+
 def wait_for_cpus(needed: float, deadline: Deadline, *, within_s: float = CLUSTER_WAIT_S) -> float:
     """Wait up to within_s for `needed` CPUs of the cluster to be free (processes of a run that
     just ended take a moment to hand theirs back; other drivers may hold some), telling the

@@ -98,11 +98,13 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
             scope.actor(RolloutWorker.options(num_cpus=share).remote(i, step_cost_s))
             for i in range(n_max)
         ]
-        actors_ready([learner, *workers], deadline, what=f"{n_max} rollout actors to start")
-        # Warm-up, not counted: calibrate every spin loop and run batches through the queue
-        # with one rollout actor; drawn as a warm-up point, so the chart starts at once.
+        # Warm-up, not counted: as soon as the learner and one rollout actor are up (the others
+        # still starting beside them), batches go through the queue; drawn as a warm-up point,
+        # so the chart starts at once. Then every actor, before anything is counted.
+        actors_ready([learner, workers[0]], deadline, what="the learner and a rollout actor")
         idle, _ = _measure(workers[:1], learner, WARM_UP_S, deadline)
         figures.point("idle", 1, 100 * idle, warmup=True)
+        actors_ready(workers, deadline, what=f"{n_max} rollout actors to start")
         _measure(workers, learner, 0.05, deadline)
         for k in range(1, n_max + 1):
             for _ in range(trials):

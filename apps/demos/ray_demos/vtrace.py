@@ -16,7 +16,7 @@ import ray
 
 from .base import Deadline
 from .claims import Figures, number
-from .raytools import actors_ready, cluster_cpus, owned, wait_all
+from .raytools import cluster_cpus, owned, wait_all
 
 N_STATES = 6  # a chain: 0 .. 4 walkable, 5 is the goal (reward 1, episode ends)
 GAMMA = 0.9
@@ -53,41 +53,38 @@ def values_of(p: float) -> np.ndarray:
     return np.linalg.solve(np.eye(n) - GAMMA * trans, reward)
 
 
-@ray.remote
-class StaleActor:
-    """Generates episodes with whatever (possibly old) policy version it was last sent."""
-
-    def __init__(self, seed: int):
-        self.rng = np.random.default_rng(seed)
-
-    def rollouts(self, theta: float, episodes: int, seed: int) -> dict[str, np.ndarray]:
-        self.rng = np.random.default_rng(seed)  # seeded per call: a trial is reproducible
-        p = p_right(theta)
-        shape = (episodes, MAX_T)
-        states = np.zeros(shape, dtype=np.int64)
-        actions = np.zeros(shape, dtype=np.int64)
-        rewards, valid, done = np.zeros(shape), np.zeros(shape, bool), np.zeros(shape, bool)
-        next_states = np.zeros(shape, dtype=np.int64)
-        for e in range(episodes):
-            s = 0
-            moves = self.rng.random(MAX_T) < p
-            for t in range(MAX_T):
-                a = int(moves[t])
-                nxt = s + 1 if a else max(s - 1, 0)
-                states[e, t], actions[e, t], next_states[e, t], valid[e, t] = s, a, nxt, True
-                if nxt == N_STATES - 1:
-                    rewards[e, t], done[e, t] = 1.0, True
-                    break
-                s = nxt
-        return {
-            "states": states,
-            "actions": actions,
-            "next_states": next_states,
-            "rewards": rewards,
-            "valid": valid,
-            "done": done,
-            "behaviour_p_right": p,
-        }
+@ray.remote(num_cpus=0.5)
+def stale_rollouts(theta: float, episodes: int, seed: int) -> dict[str, np.ndarray]:
+    """Episodes generated with a (possibly old) policy version, as a stale actor would: a
+    task, as nothing survives between calls (each is seeded, so a trial is reproducible), so
+    it runs in Ray's pooled worker processes and needs no process of its own to start."""
+    rng = np.random.default_rng(seed)
+    p = p_right(theta)
+    shape = (episodes, MAX_T)
+    states = np.zeros(shape, dtype=np.int64)
+    actions = np.zeros(shape, dtype=np.int64)
+    rewards, valid, done = np.zeros(shape), np.zeros(shape, bool), np.zeros(shape, bool)
+    next_states = np.zeros(shape, dtype=np.int64)
+    for e in range(episodes):
+        s = 0
+        moves = rng.random(MAX_T) < p
+        for t in range(MAX_T):
+            a = int(moves[t])
+            nxt = s + 1 if a else max(s - 1, 0)
+            states[e, t], actions[e, t], next_states[e, t], valid[e, t] = s, a, nxt, True
+            if nxt == N_STATES - 1:
+                rewards[e, t], done[e, t] = 1.0, True
+                break
+            s = nxt
+    return {
+        "states": states,
+        "actions": actions,
+        "next_states": next_states,
+        "rewards": rewards,
+        "valid": valid,
+        "done": done,
+        "behaviour_p_right": p,
+    }
 
 
 def estimate(batch: dict, target_theta: float, *, rho_bar: float | None) -> np.ndarray:
@@ -139,8 +136,6 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
                    series="vtrace_large")  # fmt: skip
     figures.define("largest_ratio", f"largest importance ratio pi/mu {at}")
     with owned() as scope:
-        actors = [scope.actor(StaleActor.options(num_cpus=0).remote(i)) for i in range(n_actors)]
-        actors_ready(actors, deadline, what="the rollout actors to start")
         # Trial 1 walks every lag (the chart's curves); further trials repeat the largest lag,
         # which the claim is checked on.
         plan = [(1, lag) for lag in range(max_lag + 1)]
@@ -152,9 +147,11 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
             share = -(-episodes // n_actors)
             parts = wait_all(
                 [
-                    a.rollouts.remote(behaviour_theta, share, 1000 * trial + 100 * lag + i)
-                    for i, a in enumerate(actors)
-                ],
+                    scope.ref(
+                        stale_rollouts.remote(behaviour_theta, share, 1000 * trial + 100 * lag + i)
+                    )
+                    for i in range(n_actors)
+                ],  # fmt: skip
                 deadline,
                 what=f"rollouts at lag {lag}",
             )
