@@ -161,7 +161,10 @@ def main(slugs: list[str], runs: int, conditions: list[str]) -> None:
     specs = [s for s in DEMOS if (not slugs or s.slug in slugs)]
     for spec in [s for s in specs if not is_available(s)]:
         print(f"{spec.slug}: skipped (needs {', '.join(spec.needs)})", flush=True)
-    specs = [s for s in specs if is_available(s)]
+    # The node-failure demo kills a node (the cluster brings it back): it goes last.
+    specs = sorted(
+        (s for s in specs if is_available(s)), key=lambda s: s.slug == "cluster-node-failure"
+    )
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_start = os.getloadavg()
     worker, hog = start_worker(), None

@@ -240,13 +240,15 @@ def _finish(run_id: int, status: str, **fields) -> None:
 
 
 def demo_run_execute(
-    *, run_id: int, connect=None, cluster_size=None, lost_connection=None, disconnect=None
-) -> str | None:
+    *, run_id: int, connect=None, cluster_size=None, lost_connection=None, disconnect=None,
+    what_was_lost=None,
+) -> str | None:  # fmt: skip
     """Claim the run, run the demo on Ray, store its points and always end the run. A run
     whose connection to the cluster was lost is started again once, on a new connection.
 
     Returns the final status, or None when the run was not ours to execute. `connect`,
-    `cluster_size`, `lost_connection` and `disconnect` come from apps.demos.ray_runtime
+    `cluster_size`, `lost_connection`, `disconnect` and `what_was_lost` come from
+    apps.demos.ray_runtime
     (passed in to keep Ray out of imports).
     """
     from celery.exceptions import SoftTimeLimitExceeded
@@ -277,9 +279,10 @@ def demo_run_execute(
             except Exception as exc:
                 if retried or lost_connection is None or not lost_connection(exc):
                     raise
+                lost = what_was_lost(exc) if what_was_lost else _readable(exc, prefix="")
                 retried = (
-                    f"the connection to the Ray cluster was lost ({_readable(exc, prefix='')}) "
-                    "and the run started again on a new connection"
+                    f"the connection to the Ray cluster was lost ({lost}) and the run started "
+                    "again on a new connection"
                 )
                 log.warning("demo run %s lost its Ray connection; trying once more", run_id,
                             exc_info=True)  # fmt: skip
@@ -302,7 +305,8 @@ def demo_run_execute(
     except SoftTimeLimitExceeded:
         return _soft_limit(run, recorder)
     except (ParamError, DemoUnavailable) as exc:
-        _finish(run_id, Status.FAILED, error=str(exc))
+        error = f"{exc} (after one retry: {retried})" if retried else str(exc)
+        _finish(run_id, Status.FAILED, error=error)
         return Status.FAILED
     except Exception as exc:
         if _caused_by(exc, SoftTimeLimitExceeded):

@@ -371,3 +371,16 @@ def test_a_run_the_broker_refuses_fails_at_once_with_503(api_client, alice, brok
     run = DemoRun.objects.get(user=alice)
     assert run.status == Status.FAILED and run.finished_at  # not queued for 15 minutes
     assert not DemoRun.objects.filter(user=alice, status__in=DemoRun.ACTIVE).exists()
+
+
+def test_a_run_waiting_for_the_cluster_says_so_and_the_poll_picks_it_up(client, alice):
+    run = DemoRun.objects.create(user=alice, demo="sampling-throughput", status=Status.RUNNING)
+    client.force_login(alice)
+    poll = {"seq": 0, "status": "running", "waiting": ""}
+    assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204
+    DemoRun.objects.filter(pk=run.pk).update(waiting="waiting for 2 free CPUs (1 of 2 free)")
+    response = client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "waiting for 2 free CPUs (1 of 2 free)…" in response.content.decode()
+    poll["waiting"] = "waiting for 2 free CPUs (1 of 2 free)"
+    assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204

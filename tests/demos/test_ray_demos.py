@@ -301,3 +301,31 @@ def test_every_demo_has_a_test_here():
     }  # fmt: skip
     # The cluster demos are tested in test_cluster_demos_one_node.py and tests/cluster/.
     assert {d.slug for d in DEMOS if not d.slug.startswith("cluster-")} == tested
+
+
+def test_a_cluster_too_busy_for_the_cpus_a_demo_needs_ends_it_inconclusive(
+    ray_cluster, monkeypatch
+):
+    """Another driver holds one of the two CPUs: the run says what it waits for, for a bounded
+    time, then ends inconclusive with the reason instead of failing on its budget."""
+    from ray.util.placement_group import placement_group, remove_placement_group
+
+    from apps.demos import ray_demos
+    from apps.demos.ray_demos import raytools
+
+    monkeypatch.setattr(raytools, "CLUSTER_WAIT_S", 1.5)
+    monkeypatch.setattr(ray_demos, "SETTLE_S", 0.1)  # the held CPU stays held: no settling
+    held = placement_group([{"CPU": 1}])
+    ray_cluster.get(held.ready(), timeout=30)
+    seen = []
+    try:
+        summary = run_demo("tasks-vs-actors", {"n_items": 2, "work_ms": 10, "trials": 1},
+                           lambda p: None, deadline=Deadline(60, waiting=seen.append))  # fmt: skip
+    finally:
+        remove_placement_group(held)
+    assert seen[0] == "waiting for 2 free CPUs (1 of 2 free)" and seen[-1] is None
+    assert summary["claim"]["verdict"] == "inconclusive"
+    assert summary["claim"]["reason"] == (
+        "The run stopped before its first trial ended: the cluster was too busy: after 1.5 s "
+        "of waiting for 2 free CPUs, 1 of its 2 were free (other work held the rest)."
+    )

@@ -53,6 +53,8 @@ def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> 
         summary = module.run(cleaned, figures, deadline=deadline)
     except (DeadlineExceeded, ClusterBusy, *raytools.BUSY_ERRORS) as exc:
         summary = {"figures": figures, "stopped": raytools.why_stopped(exc)}
+    finally:
+        deadline.waiting(None)
     # Actors a run stopped (Tune's trials among them) hand their CPUs back in Ray's own time:
     # give them a moment, so the next run does not start on a cluster this one still holds.
     raytools.settle(SETTLE_S)

@@ -61,7 +61,10 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
                        series=name)  # fmt: skip
         figures.define(f"{name}_copies", f"{label}, arrays stored in the object store",
                        "copies")  # fmt: skip
+    figures.define("by_ref_copies_per_node", "one reference, arrays stored per node", "copies")
     figures.define("zero_copy", "every reader read a shared-memory view", YES_NO)
+    # On a cluster each node that runs a reader keeps a copy of its own: one per node, at most.
+    nodes = max(1, sum(1 for node in ray.nodes() if node.get("Alive")))
 
     with owned() as scope:
         # Warm-up, not timed: start the task workers and let the object store map the memory a
@@ -78,6 +81,8 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
                 figures.add(f"{name}_ms", took * 1000, x=trial)
                 if copied is not None:
                     figures.add(f"{name}_copies", copied / arr.nbytes)
+                    if name == "by_ref":
+                        figures.add("by_ref_copies_per_node", copied / arr.nbytes / nodes)
             figures.add("zero_copy", shared_everywhere)
             deadline.check()
 
@@ -87,6 +92,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
         "figures": figures,
         "size_mb": size_mb,
         "readers": n,
+        "nodes": nodes,
         "trials": trials,
         "effect": (
             f"{n} readers of a {size_mb} MB array, median over {trials} trials: by reference "

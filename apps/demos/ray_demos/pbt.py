@@ -23,7 +23,7 @@ from ray.tune.schedulers import PopulationBasedTraining
 
 from .base import Deadline, DemoStopped
 from .claims import Figures, number
-from .raytools import POLL_S, cluster_cpus, owned, wait_all
+from .raytools import POLL_S, owned, share_for, wait_all
 
 LR_LOW, LR_HIGH = 1e-3, 1.0
 DIM, UPDATES_PER_STEP, NOISE = 10, 190, 1.0
@@ -194,7 +194,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, figures, deadl
 
 def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     trials, steps, every = params["trials"], params["steps"], params["perturb_every"]
-    share = min(1.0, cluster_cpus() / trials)
+    share = share_for(trials)
     storage = tempfile.mkdtemp(prefix="raydeck-pbt-")
     grid = [float(x) for x in np.logspace(math.log10(LR_LOW), math.log10(LR_HIGH), trials)]
     base = {"steps": steps, "perturb_every": every}

@@ -11,9 +11,10 @@ import ray
 from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
+from . import raytools
 from .base import ClusterBusy, Deadline, cpu_spin
 from .claims import YES_NO, Figures, number
-from .raytools import CLUSTER_WAIT_S, POLL_S, cluster_cpus, free_cpus, owned
+from .raytools import POLL_S, cluster_cpus, free_cpus, owned
 
 TICK_S = 0.25
 
@@ -62,7 +63,7 @@ def _piecemeal(g, work_s, wait_s, scope, figures, deadline) -> dict:
             if sum(started.values()) >= can_start or len(done) == 2:
                 held_since = now  # every CPU is held: from here on, nothing can move
                 deadline.waiting(None)
-            elif now - start >= CLUSTER_WAIT_S:
+            elif now - start >= raytools.CLUSTER_WAIT_S:
                 held_since = now  # the rest never started: the bound on "held" says so
             elif now - start >= 1:
                 deadline.waiting(f"waiting for the jobs' actors to start ({sum(started.values())}"

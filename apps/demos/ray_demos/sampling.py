@@ -16,7 +16,7 @@ import ray
 from .base import Deadline, cpu_spin
 from .claims import Figures, number
 from .envs import CartPole
-from .raytools import actors_ready, cluster_cpus, owned, wait_all, wait_any
+from .raytools import actors_ready, cluster_cpus, owned, share_for, wait_all, wait_any
 
 BATCH_STEPS = 200
 QUEUE_BATCHES = 2
@@ -87,7 +87,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     n_max, seconds, trials = params["max_actors"], params["seconds_per_point"], params["trials"]
     step_cost_s, learn_s = params["env_step_us"] / 1e6, params["learn_us"] / 1e6
     cpus = cluster_cpus()
-    share = min(1.0, cpus / n_max)  # fractions beyond the cluster would leave actors pending
+    share = share_for(n_max)  # a larger share would leave actors pending
     for k in range(1, n_max + 1):
         actors = f"{k} rollout actor{'s' * (k != 1)}"
         figures.define(f"idle_{k}", f"learner idle with {actors}", "%", series="idle")

@@ -20,7 +20,7 @@ import ray
 from .base import Deadline
 from .claims import Figures, number
 from .envs import CartPole
-from .raytools import actors_ready, cluster_cpus, get_within, owned, wait_any
+from .raytools import actors_ready, get_within, owned, share_for, wait_any
 
 
 class Policy:
@@ -117,7 +117,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
                    "steps/s", series="central_modelled")  # fmt: skip
     figures.define("central_batch", "central: mean dynamic batch", "observations")
     figures.define("central_inference_share", "central process: share of time in inference", "%")
-    share = min(1.0, cluster_cpus() / n_actors)
+    share = share_for(n_actors)
     with owned() as scope:
         actors = [
             scope.actor(EnvActor.options(num_cpus=share).remote(i, per_actor, hidden, layers))

@@ -18,7 +18,7 @@ import ray
 
 from .base import Deadline, cpu_spin
 from .claims import Figures, number
-from .raytools import actors_ready, cluster_cpus, owned, wait_all, wait_any
+from .raytools import actors_ready, owned, share_for, wait_all, wait_any
 
 DIM, ROWS = 32, 256
 TARGET = np.linspace(-1, 1, DIM)
@@ -104,7 +104,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     figures.define("sync_loss", "barrier: loss at the end")
     figures.define("async_loss", "asynchronous (stale): loss at the end")
     figures.define("fresh_loss", "the same updates with fresh gradients: loss at the end")
-    share = min(1.0, cluster_cpus() / n)
+    share = share_for(n)
     with owned() as scope:
         workers = [
             scope.actor(
