@@ -208,6 +208,7 @@ class LineChart:
 
 
 MARKERS_UP_TO = 40  # points a line may have and still get a dot on each
+BRACKET_ROOM = 56  # pixels right of the plot for a bracket's text (phones draw it large)
 
 
 def line_chart(
@@ -242,7 +243,7 @@ def line_chart(
         y_values = log_ticks(min(ys, default=1), max(ys, default=10))
     else:
         y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1))
-    left, right = margins[0], width - margins[1]
+    left, right = margins[0], width - margins[1] - (BRACKET_ROOM if brackets else 0)
     top, bottom = margins[2], height - margins[3]
     sx = Scale(x_values[0], x_values[-1], left, right)
     ty = math.log10 if y_log else float
