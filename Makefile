@@ -7,11 +7,13 @@ export DEBUG ?= true
 # The web server's port: honcho hands PORT to the first Procfile process (web), so passing it with
 # -p makes the URL printed below the one served (honcho's own default is 5000).
 PORT ?= 8000
-# Which Procfile processes `make run` starts; empty means all of them (web, worker, demos).
+# Which Procfile processes `make run` starts; empty means all of them (web, worker, demos,
+# exercises).
 RUN_PROCESSES ?=
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	bench-imports bench-anki ray-cluster ray-cluster-stop ray-cluster-status
+	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
+	bench-exercises sandbox
 
 # The rllib and fit extras too (ray[rllib]; fsrs's optimizer with pandas and tqdm; torch==2.13.0
 # pinned: pip takes its CPU wheel here), so the RLlib PPO demo runs and the worker fits each
@@ -22,7 +24,19 @@ $(STAMP): pyproject.toml constraints.txt
 	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev,rllib,fit]'
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) sandbox
+
+# The code exercises' sandbox (bubblewrap): installed with apt where we are root, else said how.
+# Without it everything else works, and the exercises worker refuses to run code, saying why.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -q && apt-get install -y -q --no-install-recommends bubblewrap) >/dev/null \
+	      || echo "RayDeck: could not install bubblewrap with apt; code exercises will not run."; \
+	  else \
+	    echo "RayDeck: code exercises need bubblewrap: sudo apt-get install bubblewrap" \
+	      "(until then the exercises worker refuses to run code and says why)."; \
+	  fi; }
 
 migrate: install
 	$(PY) manage.py migrate --noinput
@@ -74,9 +88,20 @@ bench-anki: install
 bench-imports: install
 	$(PY) bench/imports_bench.py
 
+bench-exercises: install
+	$(PY) bench/exercises_bench.py
+
+bench-big-deck: install
+	$(PY) bench/big_deck.py
+
 lint:
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
 clean:
 	rm -rf var staticfiles .pytest_cache
+
+## editor: rebuild the exercise page's CodeMirror bundle from the npm registry (the output in
+## apps/exercises/static/exercises/ is committed, so `make run` and CI need no npm).
+editor:
+	cd apps/exercises/editor && npm ci --no-audit --no-fund && node build.mjs

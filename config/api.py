@@ -5,13 +5,15 @@ import logging
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.paginator import Paginator
 from django.http import Http404
 from drf_spectacular.openapi import AutoSchema
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, pagination, serializers, status
+from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.errors import ServiceError
-from config.middleware import MESSAGE, RETRY_AFTER_S, is_database_unavailable
+from config.middleware import RETRY_AFTER_S, database_error_message, is_database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ def exception_handler(exc, context):
         # A restart or failover: 503 with Retry-After, which clients retry (same client_id).
         request = context.get("request")
         log.warning("database unavailable at %s: %s", getattr(request, "path", "?"), exc)
-        exc = DatabaseUnavailable(MESSAGE)
+        exc = DatabaseUnavailable(database_error_message(exc))
     elif isinstance(exc, ServiceError):
         exc = Refused(exc)
     elif isinstance(exc, DjangoValidationError):
@@ -107,7 +109,10 @@ class DocumentedErrors(AutoSchema):
         if self.method in ("POST", "PUT", "PATCH") and "multipart/form-data" in self.map_parsers():
             codes["415"] = "The body is not a well-formed multipart form (an upload's)."
         codes["429"] = "Too many requests (config.security throttles): retry after Retry-After."
-        codes["503"] = "The database is out of reach for a moment: retry in a few seconds."
+        codes["503"] = (
+            "The database is out of reach for a moment, or the request took longer than its"
+            " statement bound: retry in a few seconds."
+        )
         return codes
 
     def _get_response_bodies(self, direction="response"):
@@ -119,3 +124,53 @@ class DocumentedErrors(AutoSchema):
                 body = self._get_response_for_code(ErrorSerializer, code, direction=direction)
                 response["content"] = body["content"]
         return responses
+
+
+PAGE_MAX = 10**6
+
+
+class PagedResults(pagination.BasePagination):
+    """A list API's pages, in the card browser's shape: ``{"count", "page", "pages",
+    "results"}``, ``page_size`` rows a page; ``?page=N`` from 1, past the last page the last
+    page (as the browser's), anything but a whole number a 400 naming it."""
+
+    page_size = 100
+
+    def paginate_queryset(self, queryset, request, view=None):
+        raw = request.query_params.get("page", "1")
+        if not raw.isdigit() or not 1 <= int(raw) <= PAGE_MAX:
+            raise exceptions.ValidationError(
+                {"page": [f"page must be a whole number from 1 to {PAGE_MAX}, got {raw[:40]!r}"]}
+            )
+        self.page = Paginator(queryset, self.page_size).get_page(int(raw))
+        return list(self.page.object_list)
+
+    def get_paginated_response(self, data):
+        paginator = self.page.paginator
+        return Response(
+            {"count": paginator.count, "page": self.page.number, "pages": paginator.num_pages,
+             "results": data}
+        )  # fmt: skip
+
+    def get_paginated_response_schema(self, schema):
+        return {
+            "type": "object",
+            "required": ["count", "page", "pages", "results"],
+            "properties": {
+                "count": {"type": "integer", "description": "rows in all pages"},
+                "page": {"type": "integer", "description": "this page, from 1"},
+                "pages": {"type": "integer"},
+                "results": schema,
+            },
+        }
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {
+                "name": "page",
+                "in": "query",
+                "required": False,
+                "description": f"{self.page_size} a page, from 1; past the last page, the last.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": PAGE_MAX},
+            }
+        ]

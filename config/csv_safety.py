@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import csv
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# What Excel and LibreOffice read as the start of a formula or a DDE command: = + - @, a tab or a
+# line break before one, | (LibreOffice's DDE, `|cmd'!A1`), % (a formula in some locales), and
+# the full-width, small and minus forms Excel folds into them (＝, ﹦, ＋, ﹢, －, ﹣, −, ＠, ﹫,
+# ｜, ％).
+FORMULA_STARTS = (
+    "=", "+", "-", "@", "|", "%", "\t", "\r", "\n",
+    "\uff1d", "\ufe66", "\uff0b", "\ufe62", "\uff0d", "\ufe63", "\u2212", "\uff20",
+    "\ufe6b", "\uff5c", "\uff05",
+)  # fmt: skip
 
 
 def _formula_like(value: str) -> bool:

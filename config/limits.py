@@ -5,22 +5,25 @@
   (a 500) near 1,000. JSON is measured by a linear scan before it is parsed (`json_depth_check`),
   YAML while it is composed (apps/decks/content.py counts through `nesting_refuse`).
 - Bytes: a NUL character or invalid UTF-8 in a path, a query string or a form body is refused
-  with a 400 before any view runs (`RequestBytesMiddleware`), a JSON body that is not UTF-8 by
+  with a 400 before any view runs (`RequestBytesMiddleware`; a multipart form's fields when it
+  is read, through a strict codec, not stored as U+FFFD), a JSON body that is not UTF-8 by
   the parser, and a NUL in a raw JSON value by `NulFreeJSONField` (CharField refuses one
   itself): PostgreSQL cannot store a NUL, and bytes that are not text name nothing the app has.
 - Types: `StrictUUIDField` takes a UUID only as a string (DRF's UUIDField also takes an integer,
-  so `false` and `12345` became UUIDs).
+  so `false` and `12345` became UUIDs), `JSONBooleanField` a boolean only as true or false.
 
 Each refusal is a sentence naming the field or the part of the request and the problem.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from urllib.parse import unquote_to_bytes
 
-from django.http import JsonResponse
+from django.core.exceptions import BadRequest
+from django.http import JsonResponse, QueryDict
 from django.shortcuts import render
 from rest_framework import parsers, serializers
 from rest_framework.exceptions import ParseError
@@ -75,18 +78,25 @@ def nesting_refuse(depth: int, where: str = "") -> None:
         raise NestingTooDeep(where)
 
 
-def nul_path(value, path: str = "") -> str | None:
-    """The dotted path of the first string (key or value) in parsed JSON that holds a NUL."""
+def printable(text: str) -> str:
+    """`text` safe to put in a message: a lone surrogate written as its \\uXXXX escape (as it
+    is, it cannot be encoded, and the answer that echoed it failed with a 500)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def string_path(value, holds, path: str = "") -> str | None:
+    """The dotted path of the first string (key or value) in parsed JSON for which
+    `holds(string)` is true."""
     stack = [(value, path)]
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
+            if holds(item):
                 return where or "body"
         elif isinstance(item, dict):
             for key, child in item.items():
-                name = f"{where}.{key}" if where else str(key)
-                if "\x00" in str(key):
+                name = f"{where}.{printable(str(key))}" if where else printable(str(key))
+                if holds(str(key)):
                     return name
                 stack.append((child, name))
         elif isinstance(item, list):
@@ -94,9 +104,25 @@ def nul_path(value, path: str = "") -> str | None:
     return None
 
 
+def nul_path(value, path: str = "") -> str | None:
+    """The dotted path of the first string (key or value) in parsed JSON that holds a NUL."""
+    return string_path(value, lambda text: "\x00" in text, path)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_path(value) -> str | None:
+    """Where parsed JSON holds a lone surrogate (a \\ud800 escape without its pair): not a
+    character, so no text can hold it (UTF-8 cannot encode it, PostgreSQL refuses it)."""
+    return string_path(value, lambda text: _SURROGATE.search(text) is not None)
+
+
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with the body required to be UTF-8 and to nest at most MAX_NESTING
-    levels; each refusal a 400 that names the field. (A NUL inside a string is refused by the
+    """DRF's JSON parser, with the body required to be UTF-8 text (no lone surrogate escape,
+    in a key or a value) and to nest at most MAX_NESTING levels; each refusal a 400 that names
+    the field. (A NUL inside a string is refused by the
     field that keeps it: CharField does, NulFreeJSONField for raw JSON values.)"""
 
     def parse(self, stream, media_type=None, parser_context=None):
@@ -110,9 +136,17 @@ class JSONParser(parsers.JSONParser):
         except NestingTooDeep as exc:
             raise ParseError(str(exc)) from None
         try:
-            return json.loads(text) if text.strip() else None
+            data = json.loads(text) if text.strip() else None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+        if _SURROGATE_ESCAPE.search(text):  # only an escape can make one in decoded UTF-8
+            where = surrogate_path(data)
+            if where:
+                raise ParseError(
+                    f"{where}: holds a lone surrogate (a \\ud800-\\udfff escape without its "
+                    "pair), which is not a character; send the text itself"
+                )
+        return data
 
 
 class NulFreeJSONField(serializers.JSONField):
@@ -139,9 +173,54 @@ class StrictUUIDField(serializers.UUIDField):
         return super().to_internal_value(data)
 
 
+class JSONBooleanField(serializers.BooleanField):
+    """true or false, as JSON writes them; in a form body (which has only text) "true" or
+    "false". DRF's BooleanField also takes 0, 1, "yes", "on"... (so `for_interview: 0` passed as
+    false): a client sending those has a bug worth a 400."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if data is True or data is False:
+            return data
+        form = isinstance(getattr(self.root, "initial_data", None), QueryDict)
+        if form and isinstance(data, str) and data.lower() in ("true", "false"):
+            return data.lower() == "true"
+        self.fail("invalid")
+
+
 # Request bytes -------------------------------------------------------------------------------
 
 FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
+FORM_NOT_UTF8 = "The form holds bytes that are not UTF-8: remove them and send the form again."
+
+
+class FormNotUTF8(BadRequest):
+    """A multipart form field (its name, its text or a file's name) that is not UTF-8; Django
+    answers it with the 400 handler, which says `sentence`."""
+
+    sentence = FORM_NOT_UTF8
+
+
+def _strict_utf8_decode(data, errors="strict"):
+    try:
+        return codecs.utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        raise FormNotUTF8(FORM_NOT_UTF8) from None
+
+
+# Django's multipart parser decodes every field with errors="replace", so invalid UTF-8 became
+# U+FFFD and was stored. A request's `encoding` (documented as writable) names the codec the
+# parser uses: this one is UTF-8 that refuses, whatever errors= the caller asks for.
+STRICT_UTF8 = "raydeck-strict-utf-8"
+codecs.register(
+    lambda name: (
+        codecs.CodecInfo(codecs.utf_8_encode, _strict_utf8_decode, name=STRICT_UTF8)
+        if name == STRICT_UTF8.replace("-", "_")
+        else None
+    )
+)
 _REQUOTED = re.compile("%[89A-F][0-9A-F]")
 
 
@@ -165,7 +244,8 @@ def bad_request(request, message: str, *, status: int = 400):
 
 
 class RequestBytesMiddleware:
-    """400 for a NUL or invalid UTF-8 in the path, the query string or a form or JSON body."""
+    """400 for a NUL or invalid UTF-8 in the path, the query string or a form or JSON body; a
+    multipart form is decoded strictly when something reads it (FormNotUTF8, a 400)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -174,6 +254,8 @@ class RequestBytesMiddleware:
         problem = self.problem(request)
         if problem:
             return bad_request(request, problem)
+        if request.content_type == MULTIPART:
+            request.encoding = STRICT_UTF8  # parsed later (an upload streams): FormNotUTF8 then
         return self.get_response(request)
 
     @staticmethod

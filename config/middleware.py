@@ -20,6 +20,8 @@ from django.dispatch import receiver
 from django.http import HttpResponse, JsonResponse
 from django.utils.html import escape
 
+from config.database import is_statement_cancelled
+
 log = logging.getLogger(__name__)
 
 DATABASE_ERRORS = (OperationalError, InterfaceError)
@@ -43,27 +45,43 @@ _PAGE = """<!doctype html>
 """
 
 
+def too_slow_message() -> str:
+    from django.conf import settings
+
+    return (
+        f"This took longer than the {settings.DB_STATEMENT_TIMEOUT_S} s a request may spend in "
+        "the database, so it was stopped and nothing was saved. Try again in a moment; if it "
+        "keeps happening, ask for less at once (a smaller page or file)."
+    )
+
+
 def is_database_unavailable(exc: BaseException | None) -> bool:
     return isinstance(exc, DATABASE_ERRORS)
 
 
-def database_unavailable_response(request) -> HttpResponse:
+def database_error_message(exc: BaseException | None) -> str:
+    """What to tell the person: the database is away, or this statement hit its bound."""
+    return too_slow_message() if is_statement_cancelled(exc) else MESSAGE
+
+
+def database_unavailable_response(request, exc: BaseException | None = None) -> HttpResponse:
     """503 in the shape the caller reads: JSON for the API, a fragment for htmx, else a page.
     Rendered without templates or context processors: they may need the database."""
+    message = database_error_message(exc)
     if request.path.startswith("/api/"):
-        response = JsonResponse({"detail": MESSAGE, "error": MESSAGE}, status=503)
+        response = JsonResponse({"detail": message, "error": message}, status=503)
     elif request.headers.get("HX-Request") == "true":
         # Said just above the element that sent it, leaving that element (a grade form and its
         # client_id) in place for the retry. htmx swaps a 503 only when its responseHandling
         # config says so (the htmx-config meta tag in base.html).
         response = HttpResponse(
-            f'<p class="review-notice" role="alert">{escape(MESSAGE)}</p>', status=503
+            f'<p class="review-notice" role="alert">{escape(message)}</p>', status=503
         )
         response["HX-Retarget"] = "this"
         response["HX-Reswap"] = "beforebegin"
     else:
         path = request.get_full_path() if request.method == "GET" else request.path
-        page = _PAGE.format(message=escape(MESSAGE), path=escape(path))
+        page = _PAGE.format(message=escape(message), path=escape(path))
         response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
     response["Cache-Control"] = "no-store"
@@ -80,18 +98,19 @@ class DatabaseUnavailableMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if getattr(request, "_database_unavailable", False) and response.status_code >= 500:
-            return database_unavailable_response(request)
+        failed = getattr(request, "_database_unavailable", None)
+        if failed is not None and response.status_code >= 500:
+            return database_unavailable_response(request, failed)
         return response
 
     def process_exception(self, request, exception):
         if is_database_unavailable(exception):
             log.warning("database unavailable at %s: %s", request.path, exception)
-            return database_unavailable_response(request)
+            return database_unavailable_response(request, exception)
         return None
 
 
 @receiver(got_request_exception, dispatch_uid="raydeck-database-unavailable")
 def _mark_database_unavailable(sender, request=None, **kwargs):
     if request is not None and is_database_unavailable(sys.exc_info()[1]):
-        request._database_unavailable = True
+        request._database_unavailable = sys.exc_info()[1]

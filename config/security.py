@@ -127,6 +127,30 @@ class WriteThrottle(_CountingThrottle, throttling.SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
+class ScopeThrottle(_CountingThrottle, throttling.SimpleRateThrottle):
+    """A count of one kind of request (`scope`, a rate in DEFAULT_THROTTLE_RATES) per `ident`,
+    for writes outside DRF's views (a password-reset e-mail per address, per client)."""
+
+    def __init__(self, scope: str, ident: str):
+        self.scope, self.ident = scope, ident
+        super().__init__()
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # absent: not throttled
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.ident}
+
+
+def rate_spent(request, scope: str, ident: str) -> int | None:
+    """Count this request against `scope`'s rate for `ident`: None while within it, else the
+    seconds until the rate's window ends."""
+    throttle = ScopeThrottle(scope, ident)
+    if throttle.allow_request(request, None):
+        return None
+    return int(throttle.wait() + 0.999)
+
+
 def lockout_message(request) -> str:
     minutes = max(1, round(get_cool_off(request).total_seconds() / 60))
     return (

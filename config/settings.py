@@ -8,6 +8,8 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from config.database import statement_timeout_options
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -57,6 +59,7 @@ INSTALLED_APPS = [
     "apps.study",
     "apps.quizzes",
     "apps.demos",
+    "apps.exercises",
     "apps.teams",
     "apps.authoring",
     "apps.site",
@@ -120,6 +123,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+# Every statement has a bound (config/database.py): the web's, under gunicorn's 30 s timeout; the
+# worker's and management commands', for imports, backups and migrations. 0 turns a bound off.
+DB_STATEMENT_TIMEOUT_S = envint("DB_STATEMENT_TIMEOUT_S", 15)
+DB_WORKER_STATEMENT_TIMEOUT_S = envint("DB_WORKER_STATEMENT_TIMEOUT_S", 1800)
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["OPTIONS"] = statement_timeout_options(
+        DATABASES["default"].get("OPTIONS", {}), DB_STATEMENT_TIMEOUT_S
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -267,6 +278,10 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON", "60/min"),
         "user": os.environ.get("THROTTLE_USER", "1200/min"),
         "write": os.environ.get("THROTTLE_WRITE", "300/min"),
+        # Password-reset e-mails: per address asked for (whether it has an account or not, so
+        # the answer tells nothing), and per client address.
+        "password_reset_email": os.environ.get("THROTTLE_PASSWORD_RESET_EMAIL", "3/hour"),
+        "password_reset_ip": os.environ.get("THROTTLE_PASSWORD_RESET_IP", "20/hour"),
     },
 }
 # Writes that cost real work, counted by WriteThrottle on top of the per-user rate.
@@ -276,6 +291,7 @@ THROTTLED_WRITE_VIEWS = {
     "apps.demos.api.DemoRunCreate",
     "apps.authoring.api.DeckImport",
     "apps.authoring.api.ImportJobCreate",
+    "apps.exercises.api.SubmissionCreate",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RayDeck API",
@@ -324,13 +340,34 @@ RAY_NUM_CPUS = envint("RAY_NUM_CPUS", 2)
 RAY_SHIP_CODE = envbool("RAY_SHIP_CODE", True)  # send apps/ with the job to a RAY_ADDRESS cluster
 # Demos run on their own queue, served by one worker with concurrency 1 (Procfile "demos"):
 # one demo at a time keeps measurements honest and Ray in a single process.
-CELERY_TASK_ROUTES = {"demos.*": {"queue": "demos"}}
+CELERY_TASK_ROUTES = {"demos.*": {"queue": "demos"}, "exercises.*": {"queue": "exercises"}}
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = 60  # a cold ray.init in worker_process_init takes 2-7 s
 DEMOS_MAX_ACTIVE_RUNS_PER_USER = envint("DEMOS_MAX_ACTIVE_RUNS_PER_USER", 3)
 DEMOS_HEARTBEAT_S = envint("DEMOS_HEARTBEAT_S", 5)
 DEMOS_STALE_AFTER_S = envint("DEMOS_STALE_AFTER_S", 60)
 DEMOS_QUEUED_TIMEOUT_S = envint("DEMOS_QUEUED_TIMEOUT_S", 900)
-DEMOS_REAP_EVERY_S = envint("DEMOS_REAP_EVERY_S", 30)
+
+# Every worker's reaper (config/workers.py) fails jobs whose worker died, every REAP_EVERY_S.
+REAP_EVERY_S = envint("REAP_EVERY_S", 30)
+# An import job's heartbeat; one silent for IMPORTS_STALE_AFTER_S is failed (the deck freed), as is
+# one no worker picked up within IMPORTS_QUEUED_TIMEOUT_S.
+IMPORTS_HEARTBEAT_S = envint("IMPORTS_HEARTBEAT_S", 5)
+IMPORTS_STALE_AFTER_S = envint("IMPORTS_STALE_AFTER_S", 60)
+IMPORTS_QUEUED_TIMEOUT_S = envint("IMPORTS_QUEUED_TIMEOUT_S", 900)
+
+# Code exercises run on their own queue (Procfile "exercises"), each in a fresh bubblewrap sandbox
+# with these limits (apps/exercises/sandbox.py); docs/security.md says how production isolates it.
+EXERCISES_BWRAP = os.environ.get("EXERCISES_BWRAP", "/usr/bin/bwrap")
+EXERCISES_CPU_S = envint("EXERCISES_CPU_S", 5)
+EXERCISES_WALL_S = min(30, envint("EXERCISES_WALL_S", 10))
+EXERCISES_MEMORY_MB = envint("EXERCISES_MEMORY_MB", 512)
+EXERCISES_PROCESSES = envint("EXERCISES_PROCESSES", 32)
+EXERCISES_OUTPUT_KB = envint("EXERCISES_OUTPUT_KB", 1024)  # stdout + stderr before a run is stopped
+EXERCISES_MAX_CODE_BYTES = envint("EXERCISES_MAX_CODE_BYTES", 64 * 1024)
+EXERCISES_SWEEP_S = envint("EXERCISES_SWEEP_S", 10)  # the worker's heartbeat and sweep
+EXERCISES_RESEND_S = envint("EXERCISES_RESEND_S", 60)  # a queued job not picked up: sent again
+EXERCISES_WORKER_STALE_S = envint("EXERCISES_WORKER_STALE_S", 45)  # no heartbeat: "no worker"
+EXERCISES_WAIT_NOTICE_S = envint("EXERCISES_WAIT_NOTICE_S", 15)  # queued this long: page says why
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)

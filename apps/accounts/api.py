@@ -1,15 +1,18 @@
 """The caller's profile: GET and PATCH /api/me/profile/ (the data export is
-apps.operations.api)."""
+apps.operations.api); the caller's API token: POST and DELETE /api/auth/token/."""
 
+from django.contrib.auth import authenticate
 from django.db import transaction
 from django.urls import path
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import exceptions, permissions, serializers, status
+from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import Profile, interview_date_error, profile_for
+from config.limits import JSONBooleanField
 
 
 class ProfileSerializer(serializers.ModelSerializer):
@@ -76,6 +79,91 @@ class ProfileView(APIView):
         return Response(data.data)
 
 
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(
+        required=False, max_length=150, help_text="With password: sign in with them."
+    )
+    password = serializers.CharField(
+        required=False, max_length=4096, write_only=True, trim_whitespace=False
+    )
+    rotate = JSONBooleanField(
+        required=False, default=False,
+        help_text="true: replace your token with a new one (the old one stops working)",
+    )  # fmt: skip
+
+    def validate(self, attrs):
+        if ("username" in attrs) != ("password" in attrs):
+            raise serializers.ValidationError("send both username and password, or neither")
+        return attrs
+
+
+TOKEN_BODY = inline_serializer(
+    "Token",
+    {"token": serializers.CharField(help_text='send it as "Authorization: Token <token>"'),
+     "created": serializers.BooleanField(help_text="a new token (201); false: your current one")},
+)  # fmt: skip
+
+
+class TokenView(APIView):
+    """The caller's API token, for scripts (`Authorization: Token <token>`): POST gets it (made
+    the first time), POST with rotate replaces it, DELETE revokes it. Changing or resetting the
+    password revokes it too (apps/accounts/signals.py)."""
+
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [permissions.AllowAny()]  # username and password in the body sign in
+        return [permissions.IsAuthenticated()]
+
+    @extend_schema(
+        operation_id="auth_token",
+        summary="Get or rotate your API token",
+        description="Signed in (session or token), or with `username` and `password` in the "
+        "body (wrong ones: 400; too many wrong ones from one address: 429, as the log-in "
+        "page). 200 with your current token, 201 with a new one (the first, or `rotate`).",
+        request=TokenRequestSerializer,
+        responses={200: TOKEN_BODY, 201: TOKEN_BODY},
+    )
+    def post(self, request: Request) -> Response:
+        body = TokenRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        user = request.user
+        if "username" in body.validated_data:
+            # The Django request, so django-axes counts a failure and locks the pair out.
+            user = authenticate(
+                request._request, username=body.validated_data["username"],
+                password=body.validated_data["password"],
+            )  # fmt: skip
+            if user is None:
+                raise exceptions.ValidationError(
+                    {"password": ["the username and password do not match an account"]}
+                )
+        elif not user.is_authenticated:
+            raise exceptions.NotAuthenticated(
+                "send your username and password, or sign in, to get your token"
+            )
+        with transaction.atomic():
+            token, created = Token.objects.select_for_update().get_or_create(user=user)
+            if body.validated_data["rotate"] and not created:
+                token.delete()
+                token, created = Token.objects.create(user=user), True
+        return Response(
+            {"token": token.key, "created": created},
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+    @extend_schema(
+        operation_id="auth_token_revoke",
+        summary="Revoke your API token",
+        description="Your token stops working at once; POST makes a new one.",
+        request=None,
+        responses={204: OpenApiResponse(description="revoked (or you had none)")},
+    )
+    def delete(self, request: Request) -> Response:
+        Token.objects.filter(user=request.user).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 urlpatterns = [
     path("me/profile/", ProfileView.as_view(), name="api-profile"),
+    path("auth/token/", TokenView.as_view(), name="api-auth-token"),
 ]

@@ -3,3 +3,6 @@ from django.apps import AppConfig
 
 class AccountsConfig(AppConfig):
     name = "apps.accounts"
+
+    def ready(self) -> None:
+        from apps.accounts import signals  # noqa: F401  (receivers)

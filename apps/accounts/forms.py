@@ -4,7 +4,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
-from apps.accounts.models import Profile
+from apps.accounts.models import Profile, UsernameSkeleton
+from apps.accounts.usernames import username_skeleton
+from config.names import name_problem
 
 User = get_user_model()
 
@@ -26,6 +28,20 @@ class SignUpForm(UserCreationForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].widget.attrs["data-browser-time-zone"] = ""
+
+    def clean_username(self) -> str:
+        username = super().clean_username()
+        if not username:  # Django's own check refused it (taken, in any case)
+            return username
+        problem = name_problem(username, "A username")
+        if problem:
+            raise forms.ValidationError(problem)
+        if UsernameSkeleton.objects.filter(skeleton=username_skeleton(username)).exists():
+            raise forms.ValidationError(
+                "This username reads the same as one already taken (letters from another "
+                "alphabet that look alike count as the same): choose another."
+            )
+        return username
 
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip()

@@ -93,3 +93,17 @@ def profile_for(user) -> Profile:
         profile, _ = Profile.objects.get_or_create(user=user)
         user.profile = profile
         return profile
+
+
+class UsernameSkeleton(models.Model):
+    """Each user's username as it reads (apps.accounts.usernames): a new name whose skeleton
+    is taken looks like someone else's, and is refused at sign-up."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+        related_name="username_skeleton",
+    )  # fmt: skip
+    skeleton = models.CharField(max_length=600, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.skeleton}"

@@ -17,7 +17,7 @@ urlpatterns = [
     # Password reset by e-mail: Django's views, our templates (templates/accounts/password_*).
     path(
         "password-reset/",
-        auth_views.PasswordResetView.as_view(
+        views.PasswordResetView.as_view(
             template_name="accounts/password_reset_form.html",
             email_template_name="accounts/password_reset_email.txt",
             subject_template_name="accounts/password_reset_subject.txt",
@@ -44,6 +44,21 @@ urlpatterns = [
             template_name="accounts/password_reset_complete.html"
         ),
         name="password_reset_complete",
+    ),
+    path(
+        "password-change/",
+        auth_views.PasswordChangeView.as_view(
+            template_name="accounts/password_change_form.html",
+            success_url=reverse_lazy("accounts:password_change_done"),
+        ),
+        name="password_change",
+    ),
+    path(
+        "password-change/done/",
+        auth_views.PasswordChangeDoneView.as_view(
+            template_name="accounts/password_change_done.html"
+        ),
+        name="password_change_done",
     ),
     path("profile/", views.profile, name="profile"),
 ]

@@ -8,6 +8,9 @@ The question editor's one-line-per-option text, to and from the quiz file format
 Choices:     `[x] right choice` / `[ ] wrong choice`
 Statements:  `[T] a true statement` / `[F] a false statement`
 Pairs:       `left side => right side`
+A sizing drill (numeric) takes its numbers and formula in the options box as YAML, the keys of
+the quiz file (given, derived, formula, tolerance, unit, solution); a debugging drill's tool
+output goes in the evidence box, as YAML too (tool, source, output).
 """
 
 import re
@@ -15,20 +18,56 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 
+from apps.authoring.formats.export import block_yaml
+from apps.decks.content import ContentError, read_yaml
+from apps.quizzes.content import EVIDENCE_KEYS, SIZING_KEYS
 from apps.quizzes.models import Question
 
 OPTION_FIELD = {"single": "choices", "multi": "choices", "true_false": "statements",
-                "match": "pairs"}  # fmt: skip
+                "match": "pairs", "numeric": "given"}  # fmt: skip
 OPTION_HELP = {
     "choices": "One choice a line: [x] for a right choice, [ ] for a wrong one.",
     "statements": "One statement a line: [T] if it is true, [F] if it is false.",
     "pairs": "One pair a line: left side => right side.",
+    "given": "A sizing drill: YAML with given (the drawn numbers), derived, formula, tolerance,"
+    " unit and solution, as in the quiz file.",
 }
+DRILL_KEYS = ("given", *SIZING_KEYS)
+
+
+def _yaml_mapping(text: str, field: str, allowed) -> dict:
+    try:
+        data = read_yaml(text, field)
+    except ContentError as exc:
+        raise ValidationError({field: exc.problem}) from None
+    if not isinstance(data, dict):
+        raise ValidationError({field: f"write YAML keys: {', '.join(allowed)}"})
+    unknown = sorted(set(map(str, data)) - set(allowed))
+    if unknown:
+        raise ValidationError(
+            {field: f"unknown key {unknown[0]!r} (allowed: {', '.join(allowed)})"}
+        )
+    return data
+
+
+def evidence_text(data: dict) -> str:
+    return block_yaml(data["evidence"]) if data.get("evidence") else ""
+
+
+def evidence_parse(text: str) -> dict:
+    """The evidence box -> {"evidence": {...}}, or nothing when it is empty."""
+    if not text.strip():
+        return {}
+    return {"evidence": _yaml_mapping(text, "evidence", sorted(EVIDENCE_KEYS))}
+
+
 _MARK = re.compile(r"^\[(.?)\]\s*(.*)$")
 
 
 def options_text(data: dict) -> str:
     """The options of a question document as editor lines."""
+    if data.get("kind") == "numeric":
+        return block_yaml({k: data[k] for k in DRILL_KEYS if k in data})
     if "choices" in data:
         return "\n".join(f"[{'x' if c['correct'] else ' '}] {c['text']}" for c in data["choices"])
     if "statements" in data:
@@ -41,6 +80,8 @@ def options_parse(kind: str, text: str) -> dict[str, list]:
     field = OPTION_FIELD.get(kind)
     if field is None:
         raise ValidationError({"kind": f"kind must be one of {', '.join(OPTION_FIELD)}"})
+    if kind == "numeric":
+        return _yaml_mapping(text, "options", DRILL_KEYS)
     items = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
@@ -283,6 +324,7 @@ class QuestionForm(AuthorForm):
     explanation = Text()
     points = Text()
     options = Text()
+    evidence = Text()
     cards = Texts()
     note = Text()
 
@@ -302,12 +344,22 @@ class QuestionForm(AuthorForm):
                 data.update(options_parse(data["kind"], data["options"]))
             except ValidationError as exc:
                 self.refused(exc)
+        try:
+            data.update(evidence_parse(data.get("evidence") or ""))
+        except ValidationError as exc:
+            self.refused(exc)
         return data
+
+    def values(self) -> dict:
+        return {**super().values(), "evidence": self.data.get("evidence", "")}
 
     def document(self) -> dict:
         data = self.cleaned_data
         doc = {k: data[k] for k in ("slug", "kind", "prompt", "explanation", "points", "cards")}
-        return {**doc, **{k: data[k] for k in OPTION_HELP if k in data}}
+        extra = [*OPTION_HELP, *SIZING_KEYS]
+        if isinstance(data.get("evidence"), dict):
+            extra.append("evidence")
+        return {**doc, **{k: data[k] for k in extra if k in data}}
 
 
 class ImportForm(AuthorForm):
@@ -332,3 +384,76 @@ class ImportForm(AuthorForm):
             "deck_title": data["title"].strip(),
             "section": data["section"].strip(),
         }
+
+
+WRONG_SLOTS = 3  # wrong solutions the exercise editor shows (the API and files take any number)
+
+
+class ExerciseForm(AuthorForm):
+    """The exercise editor: the file format's fields, the cards as slugs (spaces or commas) and
+    up to WRONG_SLOTS wrong solutions, each with the mistake it makes."""
+
+    slug = Text()
+    title = Text()
+    section = Text()
+    cards = Text()
+    source = Text()
+    prompt = Text()
+    starter = Text()
+    examples = Text()
+    tests = Text()
+    reference = Text()
+    note = Text()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for i in range(1, WRONG_SLOTS + 1):
+            self.fields[f"wrong_{i}_mistake"] = Text()
+            self.fields[f"wrong_{i}_code"] = Text()
+
+    def document(self) -> dict:
+        """What was typed, as an exercise entry of the file format (apps.exercises.content)."""
+        data = self.cleaned_data
+        doc = {
+            name: data[name]
+            for name in (
+                "slug",
+                "title",
+                "section",
+                "source",
+                "prompt",
+                "starter",
+                "examples",
+                "tests",
+                "reference",
+            )
+        }
+        doc["cards"] = [c for c in re.split(r"[\s,]+", data["cards"]) if c]
+        doc["wrong"] = [
+            {"mistake": data[f"wrong_{i}_mistake"], "code": data[f"wrong_{i}_code"]}
+            for i in range(1, WRONG_SLOTS + 1)
+            if data[f"wrong_{i}_mistake"].strip() or data[f"wrong_{i}_code"].strip()
+        ]
+        return doc
+
+    @staticmethod
+    def initial_from(doc) -> dict:
+        values = {
+            name: getattr(doc, name)
+            for name in (
+                "slug",
+                "title",
+                "section",
+                "source",
+                "prompt",
+                "starter",
+                "examples",
+                "tests",
+                "reference",
+            )
+        }
+        values["cards"] = " ".join(doc.cards)
+        for i, wrong in enumerate(doc.wrong[:WRONG_SLOTS], 1):
+            values[f"wrong_{i}_mistake"] = wrong["mistake"]
+            values[f"wrong_{i}_code"] = wrong["code"]
+        return values

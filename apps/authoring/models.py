@@ -141,8 +141,9 @@ class ImportJob(models.Model):
     request parses or writes a large file: the web stores the upload and answers at once, the
     worker claims the job, parses it, writes it in one transaction and records the counts.
     Progress while it runs lives in the cache (services.import_job_progress), outside that
-    transaction. At most one job per deck is queued or running (the constraint below); a dry
-    run (a preview, which writes nothing) does not count."""
+    transaction, and so does the worker's heartbeat (the reaper fails a job whose worker died).
+    At most one job per deck is queued or running (the constraint below); a dry run (a
+    preview, which writes nothing) does not count."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -168,6 +169,9 @@ class ImportJob(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written every IMPORTS_HEARTBEAT_S by the worker running the job (outside its transaction);
+    # a running job whose heartbeats stopped is failed by the reaper, freeing its deck.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

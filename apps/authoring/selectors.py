@@ -1,13 +1,18 @@
 """Who may author what, and the reads the author pages and the author API share."""
 
+from dataclasses import dataclass
+
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Prefetch, QuerySet
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Max, Min, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from apps.authoring.models import DeckAuthor, Revision
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
 from apps.quizzes.models import Question, Quiz
+from apps.quizzes.selectors import deck_attempts
 from apps.study.models import CardState
+from apps.study.selectors import deck_study_rows
 
 
 def is_author(user) -> bool:
@@ -99,14 +104,111 @@ def author_deck_list(user) -> QuerySet[Deck]:
     )
 
 
-def deck_structure(deck: Deck) -> list[Section]:
-    """Sections in order, each with its cards in order, for the deck editor."""
-    cards = Card.objects.order_by("order", "id").only(
-        "id", "slug", "front", "front_html", "order", "section_id", "deck_id"
+STRUCTURE_PAGE_CARDS = 100  # cards on one page of the deck editor
+
+
+@dataclass
+class StructurePage:
+    """One page of the deck editor: up to STRUCTURE_PAGE_CARDS cards in deck order under their
+    sections (each with ``page_cards``, ``card_count``, ``continued`` and the first and last
+    place among its cards, for the move buttons), and the sections without cards that lie
+    among them. ``page`` is Django's Page of the cards."""
+
+    sections: list[Section]
+    page: Page
+
+    def __iter__(self):
+        return iter(self.sections)
+
+    def __len__(self) -> int:
+        return len(self.sections)
+
+
+def _deck_cards(deck: Deck) -> QuerySet[Card]:
+    return (
+        Card.objects.filter(deck=deck)
+        .order_by("section__order", "section_id", "order", "id")
+        .only("id", "slug", "front_html", "order", "section_id", "deck_id")
     )
-    return list(
-        deck.sections.order_by("order", "id").prefetch_related(Prefetch("cards", queryset=cards))
+
+
+def _after_section(section_order: int, section_id: int) -> Q:
+    return Q(order__gt=section_order) | Q(order=section_order, pk__gt=section_id)
+
+
+def _card_position(card: Card) -> int:
+    """How many of the deck's cards come before `card` in deck order."""
+    section = card.section
+    before = (
+        Q(section__order__lt=section.order)
+        | Q(section__order=section.order, section_id__lt=section.pk)
+        | Q(section_id=section.pk, order__lt=card.order)
+        | Q(section_id=section.pk, order=card.order, pk__lt=card.pk)
     )
+    return Card.objects.filter(deck_id=card.deck_id).filter(before).count()
+
+
+def structure_page_of(*, card: Card | None = None, section: Section | None = None) -> int:
+    """The deck editor's page that shows `card`, or `section` (with its first card, or where
+    it lies when it has none)."""
+    if section is not None:
+        later = Card.objects.filter(deck_id=section.deck_id).filter(
+            Q(section__order__gt=section.order)
+            | Q(section__order=section.order, section_id__gte=section.pk)
+        )
+        card = later.order_by("section__order", "section_id", "order", "id").first()
+        if card is None:  # nothing at or after it: it is on the last page
+            total = Card.objects.filter(deck_id=section.deck_id).count()
+            return max(1, -(-total // STRUCTURE_PAGE_CARDS))
+    return _card_position(card) // STRUCTURE_PAGE_CARDS + 1
+
+
+def deck_structure(deck: Deck, page: int | str = 1) -> StructurePage:
+    """A page of the deck editor (see StructurePage). Its cost does not grow with the deck: a
+    count, the page's cards, the card just before them, its sections and their card counts."""
+    cards = _deck_cards(deck)
+    paged = Paginator(cards, STRUCTURE_PAGE_CARDS).get_page(page)
+    rows = list(paged.object_list)
+    sections = deck.sections.order_by("order", "id")
+    if rows:
+        # The page holds the sections after the previous page's last card's section, up to its
+        # own last card's section; the first page begins at the deck's start, the last one
+        # runs to its end (so sections without cards are on the page of the next card).
+        if paged.has_previous():
+            before = cards.values_list("section__order", "section_id")[paged.start_index() - 2]
+            sections = sections.filter(Q(pk=rows[0].section_id) | _after_section(*before))
+        if paged.has_next():
+            last = Section.objects.only("order").get(pk=rows[-1].section_id)
+            sections = sections.exclude(_after_section(last.order, last.pk))
+    sections = list(sections)
+    stats = {
+        row["section"]: row
+        for row in Card.objects.filter(section__in=sections)
+        .values("section")
+        .annotate(n=Count("id"), lo=Min("order"), hi=Max("order"))
+    }
+    by_id = {section.pk: section for section in sections}
+    for section in sections:
+        stat = stats.get(section.pk, {})
+        section.page_cards = []
+        section.card_count = stat.get("n", 0)
+        section.first_place, section.last_place = stat.get("lo"), stat.get("hi")
+        section.continued = False
+    for card in rows:
+        section = by_id[card.section_id]
+        card.is_first, card.is_last = (
+            card.order == section.first_place,
+            card.order == section.last_place,
+        )
+        section.page_cards.append(card)
+    for section in sections:  # the move buttons: the deck's first and last sections
+        section.is_first = section.is_last = False
+    if sections:
+        sections[0].is_first = not paged.has_previous()
+        sections[-1].is_last = not paged.has_next()
+    if rows and paged.has_previous():
+        by_id[rows[0].section_id].continued = rows[0].order != by_id[rows[0].section_id].first_place
+    return StructurePage(sections=sections, page=paged)
 
 
 def revisions_of(*, card: Card | None = None, question: Question | None = None) -> list[Revision]:
@@ -126,3 +228,38 @@ def learners_with_progress(cards) -> dict[int, int]:
     """Card id -> how many learners have a schedule for it (what retiring a card keeps)."""
     rows = CardState.objects.filter(card__in=cards).values("card").annotate(n=Count("user"))
     return {row["card"]: row["n"] for row in rows}
+
+
+@dataclass
+class DeckProgress:
+    """What learners have of a deck, that deleting it deletes."""
+
+    learners: int
+    states: int
+    reviews: int
+    attempts: int
+
+    def sentence(self, deck: Deck) -> str:
+        def n(count: int, what: str) -> str:
+            return f"{count} {what}{'' if count == 1 else 's'}"
+
+        lost = [n(self.reviews, "review"), n(self.states, "card state")]
+        if self.attempts:
+            lost.append(n(self.attempts, "quiz attempt"))
+        return (
+            f"Deck {deck.slug!r} holds the progress of {n(self.learners, 'learner')}: "
+            f"{', '.join(lost[:-1])} and {lost[-1]} would be deleted with it"
+        )
+
+
+def deck_progress(deck: Deck) -> DeckProgress:
+    """Learners' progress on `deck`, counted: four counts and the learners among them."""
+    rows = deck_study_rows(deck)
+    attempts = deck_attempts(deck)
+    users = [rows["states"], rows["reviews"], rows["sections"], attempts]
+    first, *rest = (queryset.order_by().values("user") for queryset in users)
+    learners = first.union(*rest)
+    return DeckProgress(
+        learners=learners.count(), states=rows["states"].count(),
+        reviews=rows["reviews"].count(), attempts=attempts.count(),
+    )  # fmt: skip

@@ -14,6 +14,7 @@ from apps.decks.serializers import (
     SlugTextField,
 )
 from apps.quizzes.models import Question, Quiz
+from config.limits import NulFreeJSONField
 
 
 class AuthorDeckSerializer(JSONModelSerializer):
@@ -193,6 +194,30 @@ class AuthorQuestionSerializer(serializers.Serializer):
     choices = ChoiceDocSerializer(many=True, required=False, help_text="single and multi")
     statements = StatementDocSerializer(many=True, required=False, help_text="true_false")
     pairs = PairDocSerializer(many=True, required=False, help_text="match")
+    given = serializers.ListField(
+        child=NulFreeJSONField(), required=False,
+        help_text="numeric (a sizing drill): the numbers drawn per attempt, each {name, min, max,"
+        " step, unit, label}; refused with the field named if a range is empty",
+    )  # fmt: skip
+    derived = serializers.ListField(
+        child=NulFreeJSONField(), required=False,
+        help_text="numeric: intermediate quantities, each {name, formula}, shown in the solution",
+    )  # fmt: skip
+    formula = JSONCharField(
+        required=False, help_text="numeric: the answer as a formula over the names (+ - * / // **,"
+        " ceil, floor, round, min, max, sqrt, log2, log10); refused if it can divide by zero",
+    )  # fmt: skip
+    tolerance = serializers.FloatField(
+        required=False, help_text="numeric: how far an answer may be from the right value, a "
+        "share of it (0.05 for 5%; 0 for exact)",
+    )  # fmt: skip
+    unit = JSONCharField(required=False, allow_blank=True, help_text="numeric: the answer's unit")
+    solution = JSONCharField(
+        required=False, help_text="numeric: the worked solution, Markdown with {name} and {answer}"
+    )
+    evidence = NulFreeJSONField(
+        required=False, help_text="single or multi (a debugging drill): {tool, source, output}"
+    )
     note = JSONCharField(write_only=True, required=False, allow_blank=True, max_length=200)
 
 

@@ -34,4 +34,20 @@ urlpatterns = [
     path("questions/<int:pk>/move/", views.question_move, name="question-move"),
     path("questions/<int:pk>/history/", views.question_history, name="question-history"),
     path("questions/<int:pk>/delete/", views.question_delete, name="question-delete"),
+    path("decks/<slug:slug>/exercises/", views.exercises, name="exercises"),
+    path("decks/<slug:slug>/exercises/new/", views.exercise_new, name="exercise-new"),
+    path("decks/<slug:slug>/exercises/import/", views.exercise_import, name="exercise-import"),
+    path(
+        "decks/<slug:slug>/exercises/export/<str:fmt>/",
+        views.exercise_export,
+        name="exercise-export",
+    ),
+    path("exercises/<slug:slug>/", views.exercise, name="exercise"),
+    path("exercise-revisions/<int:pk>/recheck/", views.exercise_recheck, name="exercise-recheck"),
+    path("exercise-revisions/<int:pk>/restore/", views.exercise_restore, name="exercise-restore"),
+    path(
+        "exercise-imports/<uuid:batch>/",
+        views.exercise_import_batch,
+        name="exercise-import-batch",
+    ),
 ]

@@ -43,18 +43,22 @@ class Scale:
         return self.start + ((value - self.low) / span if span else 0.0) * (self.end - self.start)
 
 
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+def nice_ticks(low: float, high: float, count: int = 5, *, integer: bool = False) -> list[float]:
     """About `count` round steps (1, 2, 2.5 or 5 times a power of ten) from at or below `low`
     to at or above `high`, each end within a millionth of a step (float noise, far below a
     pixel: 0.3 / 0.1 is 2.9999999999999996, and 0.3 still gets a tick of its own): the axis
     spans the first tick to the last. A range narrower than a billionth of its values (or empty)
-    is drawn as if it were wider, so steps stay resolvable."""
+    is drawn as if it were wider, so steps stay resolvable. With `integer` (an axis of counts)
+    every tick is a whole number: the step is at least 1 and never 2.5."""
     resolution = 1e-9 * max(1.0, abs(low), abs(high))
     if not high - low >= resolution:
         high = low + max(1.0, count * resolution)
     raw = (high - low) / count
+    if integer:
+        raw = max(raw, 1.0)
     magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    steps = (1, 2, 5, 10) if integer and magnitude < 10 else (1, 2, 2.5, 5, 10)
+    step = next(m * magnitude for m in steps if m * magnitude >= raw)
     digits = max(10, 3 - math.floor(math.log10(step)))  # enough for the step, none of the noise
     first = math.floor(low / step + 1e-6) * step
     ticks = [round(first, digits)]
@@ -84,6 +88,11 @@ def tick_label(value: float) -> str:
     if abs(value) >= 10_000:
         return f"{value / 1000:g}k"
     return f"{value:g}" if abs(value) >= 0.01 else f"{value:.0e}"
+
+
+def is_whole(values) -> bool:
+    """Every value a whole number (an axis of counts: its ticks are whole numbers too)."""
+    return all(float(v).is_integer() for v in values)
 
 
 def is_number(value) -> bool:
@@ -166,6 +175,7 @@ class Path:
     dots: list[Dot] = field(default_factory=list)  # the markers, each with its title
     joined: bool = True
     hollow: bool = False
+    last: tuple[float, float, str, str] | None = None  # x, y, text, anchor of the last value
 
 
 @dataclass(frozen=True)
@@ -209,6 +219,7 @@ class LineChart:
 
 MARKERS_UP_TO = 40  # points a line may have and still get a dot on each
 BRACKET_ROOM = 56  # pixels right of the plot for a bracket's text (phones draw it large)
+LABEL_GAP = 14  # px between two last-value labels, so they never overlap
 
 
 def line_chart(
@@ -234,15 +245,17 @@ def line_chart(
         rules = [r for r in rules if r.y > 0]
         brackets = [b for b in brackets if b.y1 > 0 and b.y2 > 0]
     xs = [x for line in lines for x, _ in line.points]
-    xs += [x for band in bands for x, _ in band.lows] + [b.x for b in brackets]
     ys = [y for line in lines for _, y in line.points]
+    whole_x, whole_y = is_whole(xs), is_whole(ys)  # the lines' own values: counts or not
+    xs += [x for band in bands for x, _ in band.lows] + [b.x for b in brackets]
     ys += [y for band in bands for _, y in (*band.lows, *band.highs)]
     ys += [r.y for r in rules] + [y for b in brackets for y in (b.y1, b.y2)]
-    x_values = nice_ticks(min(xs, default=0), max(xs, default=1))
+    x_values = nice_ticks(min(xs, default=0), max(xs, default=1), integer=whole_x)
     if y_log:
         y_values = log_ticks(min(ys, default=1), max(ys, default=10))
     else:
-        y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1))
+        y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1),
+                              integer=whole_y and is_whole(ys))  # fmt: skip
     left, right = margins[0], width - margins[1] - (BRACKET_ROOM if brackets else 0)
     top, bottom = margins[2], height - margins[3]
     sx = Scale(x_values[0], x_values[-1], left, right)
@@ -259,12 +272,25 @@ def line_chart(
         return " ".join(f"{x:.1f},{y:.1f}" for x, y in pairs)
 
     paths = []
+    labelled: list[float] = []  # the y of each last-value label placed, so none overlap
     for line in lines:
         if not line.points:
             continue
         spots = placed(line.points)
         few = len(spots) <= MARKERS_UP_TO or not line.joined
         titles = list(line.titles) + [""] * (len(spots) - len(line.titles))
+        x, y = spots[-1]
+        last = None
+        if (
+            line.joined
+            and not line.hollow
+            and all(abs(y - other) >= LABEL_GAP for other in labelled)
+        ):
+            labelled.append(y)
+            # right of the point when it is not at the right edge, else left of it
+            anchor = "start" if x < right - 40 else "end"
+            last = (x + (6 if anchor == "start" else -6), y - 6, tick_label(line.points[-1][1]),
+                    anchor)  # fmt: skip
         paths.append(
             Path(
                 label=line.label,
@@ -275,6 +301,7 @@ def line_chart(
                 dots=[Dot(x, y, t) for (x, y), t in zip(spots, titles, strict=True)] if few else [],
                 joined=line.joined,
                 hollow=line.hollow,
+                last=last,
             )
         )
     shaded = []
@@ -339,11 +366,12 @@ class Heatmap:
     cell: int = CELL
 
 
-def year_heatmap(per_day: dict[date, int], today: date) -> Heatmap:
-    """53 week columns ending with this week, Monday on top, like a contributions calendar. A
-    quiet year (at most 4 on the busiest day) steps one level per count: the top is at least 5."""
+def year_heatmap(per_day: dict[date, int], today: date, weeks: int = 53) -> Heatmap:
+    """`weeks` week columns ending with this week (53: a year; 25 fit a phone), Monday on top,
+    like a contributions calendar. A quiet year (at most 4 on the busiest day) steps one level
+    per count: the top is at least 5."""
     last_monday = today - timedelta(days=today.weekday())
-    first = last_monday - timedelta(weeks=52)
+    first = last_monday - timedelta(weeks=weeks - 1)
     top = max(max(per_day.values(), default=0), 5)
     cells, months, seen_month = [], [], None
     step = CELL + GAP
@@ -356,16 +384,20 @@ def year_heatmap(per_day: dict[date, int], today: date) -> Heatmap:
         if day.weekday() == 0 and day.month != seen_month:
             seen_month = day.month
             roomy = not months or x - months[-1][0] >= 3 * step
-            if roomy and week < 52:  # labels never overlap or hang off the last column
+            if roomy and week < weeks - 1:  # labels never overlap or hang off the last column
                 months.append((x, day.strftime("%b")))
         day += timedelta(days=1)
-    return Heatmap(cells, months, width=28 + 53 * step, height=16 + 7 * step)
+    return Heatmap(cells, months, width=28 + weeks * step, height=16 + 7 * step)
 
 
 # Bars -------------------------------------------------------------------------------------------
+# Drawn at one SVG unit per CSS pixel (never scaled down), so their text is FONT px or more on any
+# screen: a page draws a narrow chart for a phone and a wide one for a laptop.
 
-BAR_LEFT = 36  # room for the top value's label
-BAR_TOP = 10
+FONT = 11  # the smallest text a chart draws, in px
+DIGIT = 0.62 * FONT  # a character's width, generous (system-ui digits are about 0.55 em)
+BAR_GAP = 2  # px between the bars of two days
+MAX_STEP = 48  # px a day at most: a few days make a narrow chart, not a few slabs
 
 
 @dataclass(frozen=True)
@@ -379,43 +411,103 @@ class Bar:
 
 
 @dataclass(frozen=True)
+class Text:
+    x: float
+    y: float
+    text: str
+
+
+@dataclass(frozen=True)
 class BarChart:
-    """One or more bars a day side by side (`groups[0]` first), on one scale from 0 to `top`."""
+    """One or more bars a day side by side (`groups[0]` first), on one scale from 0 to `top`,
+    with a y axis of whole-number ticks, a day label every few bars, the value over each bar
+    where it fits, and a label on each axis."""
 
     groups: list[list[Bar]]
     width: int
     height: int
     top: int  # value of the top grid line
     baseline: int  # y of the x axis
+    left: int  # x of the y axis
+    y_ticks: list[Tick]
+    x_ticks: list[Text]
+    values: list[Text]
+    x_label: str
+    y_label: str
 
     @property
     def bars(self) -> list[Bar]:
         return self.groups[0]
 
+    @property
+    def middle(self) -> tuple[float, float]:
+        return (self.left + self.width) / 2, (BAR_TOP + self.baseline) / 2
+
+
+BAR_TOP = FONT + 6  # room for the tallest bar's value
+BAR_DEFAULTS = {"width": 640, "height": 170, "x_label": "", "y_label": "", "anchor": 0}
+
+
+def text_width(text: str) -> float:
+    return len(text) * DIGIT
+
 
 def _bar_chart(
-    series: Sequence[Sequence[int]], labels: Sequence[str], height: int, bar: int, gap: int
-) -> tuple[list[list[Bar]], int, int]:
-    top = max(max((max(values, default=0) for values in series), default=0), 1)
-    plot = height - 30
-    step = len(series) * bar + gap
+    series: Sequence[Sequence[int]],
+    labels: Sequence[str],
+    *,
+    width: int,
+    height: int,
+    x_label: str,
+    y_label: str,
+    anchor: int,
+) -> BarChart:
+    count = len(labels)
+    ticks = nice_ticks(0, max(max((max(v, default=0) for v in series), default=0), 1), 3,
+                       integer=True)  # fmt: skip
+    top = int(ticks[-1])
+    left = round(FONT + 8 + max(text_width(tick_label(t)) for t in ticks) + 4)
+    baseline = height - 2 * (FONT + 6)
+    plot = baseline - BAR_TOP
+    step = max(len(series) + BAR_GAP, min(MAX_STEP, (width - left - 4) // max(count, 1)))
+    bar = max(1, (step - BAR_GAP) // len(series))
     groups = []
     for n, values in enumerate(series):
         bars = []
         for i, (value, label) in enumerate(zip(values, labels, strict=True)):
             h = round(plot * value / top)
-            x = BAR_LEFT + i * step + n * bar
-            bars.append(
-                Bar(x=x, y=BAR_TOP + plot - h, width=bar, height=h, value=value, label=label)
-            )
+            x = left + i * step + n * bar
+            bars.append(Bar(x=x, y=baseline - h, width=bar, height=h, value=value, label=label))
         groups.append(bars)
-    return groups, top, BAR_TOP + plot
+    # A day label every `every` bars, counted from `anchor` (today), so that none overlap.
+    widest = max((text_width(label) for label in labels), default=0)
+    every = max(1, math.ceil((widest + 6) / step))
+    x_ticks = [
+        Text(left + i * step + step / 2, baseline + FONT + 4, labels[i])
+        for i in range(count)
+        if (i - anchor) % every == 0
+    ]
+    # The value over a bar, tallest first, wherever it overlaps no value already placed.
+    values, taken = [], []
+    for b in sorted((b for g in groups for b in g if b.value), key=lambda b: -b.value):
+        text = str(b.value)
+        middle = b.x + b.width / 2
+        span = (middle - text_width(text) / 2 - 1, middle + text_width(text) / 2 + 1)
+        if all(span[1] <= lo or span[0] >= hi for lo, hi in taken):
+            taken.append(span)
+            values.append(Text(middle, b.y - 3, text))
+    return BarChart(
+        groups=groups, width=left + count * step + 4, height=height, top=top, baseline=baseline,
+        left=left, y_ticks=[Tick(round(baseline - plot * t / top, 1), tick_label(t))
+                            for t in ticks],
+        x_ticks=x_ticks, values=values, x_label=x_label, y_label=y_label,
+    )  # fmt: skip
 
 
-def bar_chart(values: list[int], labels: list[str], height: int = 140, bar: int = 16) -> BarChart:
-    groups, top, baseline = _bar_chart([values], labels, height, bar, gap=4)
-    width = BAR_LEFT + len(values) * (bar + 4)
-    return BarChart(groups, width=width, height=height, top=top, baseline=baseline)
+def bar_chart(values: list[int], labels: list[str], **options) -> BarChart:
+    """A bar a day; `options` as _bar_chart takes them: `width` (640; a phone's is 340),
+    `height`, `x_label`, `y_label` and `anchor` (the day the day labels count from)."""
+    return _bar_chart([values], labels, **{**BAR_DEFAULTS, **options})
 
 
 @dataclass(frozen=True)
@@ -432,8 +524,8 @@ class PairedBarChart(BarChart):
 
 
 def paired_bar_chart(
-    planned: list[int], done: list[int], labels: list[str], height: int = 140, bar: int = 8
+    planned: list[int], done: list[int], labels: list[str], **options
 ) -> PairedBarChart:
-    groups, top, baseline = _bar_chart([planned, done], labels, height, bar, gap=4)
-    width = 60 + len(labels) * (2 * bar + 4)
-    return PairedBarChart(groups, width=width, height=height, top=top, baseline=baseline)
+    """Two bars a day, planned then done; `options` as bar_chart's."""
+    chart = _bar_chart([planned, done], labels, **{**BAR_DEFAULTS, **options})
+    return PairedBarChart(**chart.__dict__)

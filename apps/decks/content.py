@@ -163,6 +163,9 @@ def read_yaml(text: str, source: str) -> Any:
         raise ContentError(source, where, f"not valid YAML ({problem})") from None
 
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class DocReader:
     """Checks one mapping's keys and types, naming the entry in every error."""
 
@@ -190,6 +193,7 @@ class DocReader:
                       " with { or [ in quotes, or use a |- block)")  # fmt: skip
         if not isinstance(value, str):
             self.fail(f"{key!r} must be text, got {type(value).__name__}")
+        self.no_surrogate(key, value)
         if max_length and len(value) > max_length:
             self.fail(f"{key!r} is longer than {max_length} characters")
         return value.strip()
@@ -214,7 +218,15 @@ class DocReader:
         values = self.items(key, required=False)
         if not all(isinstance(v, str) and v.strip() for v in values):
             self.fail(f"every item of {key!r} must be non-empty text")
+        for value in values:
+            self.no_surrogate(key, value)
         return [v.strip() for v in values]
+
+    def no_surrogate(self, key: str, value: str) -> None:
+        # A "\ud800" escape without its pair is no character: no database can store it.
+        if LONE_SURROGATE.search(value):
+            self.fail(f"{key!r} holds a lone surrogate (a \\ud800-\\udfff escape without its"
+                      " pair), which is not a character")  # fmt: skip
 
 
 def parse_deck(data: Any, source: str) -> DeckDoc:
@@ -302,6 +314,20 @@ def _card_fields(doc: CardDoc, ordinal: int, section: Section, order: int) -> di
     }
 
 
+HTML_FIELDS = ("front_html", "back_html", "why_html")
+
+
+def _rerender(card: Card) -> None:
+    """A card whose text is unchanged keeps its row and its timestamp, but its stored HTML
+    follows the renderer: a fix there (a cloze blank in code, math that was a link) reaches
+    cards seeded before it on the next seed."""
+    before = [getattr(card, f) for f in HTML_FIELDS]
+    card.render()
+    after = [getattr(card, f) for f in HTML_FIELDS]
+    if after != before:
+        Card.objects.filter(pk=card.pk).update(**dict(zip(HTML_FIELDS, after, strict=True)))
+
+
 def cards_retire(cards: list[Card], *, learners_of=None, now=None) -> dict[str, int]:
     """Retire cards (their rows, schedules and review history stay): slug -> learners.
     `learners_of(cards) -> {card id: learners with progress}` is the caller's: learners' progress
@@ -368,6 +394,7 @@ def deck_apply(
                     result.changed += 1
                     result.changed_slugs.append(card.slug)
                 else:
+                    _rerender(card)
                     result.unchanged += 1
                 done += 1
                 if progress is not None and done % PROGRESS_EVERY == 0:

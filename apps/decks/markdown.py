@@ -3,6 +3,8 @@
 Markdown is rendered with markdown-it (CommonMark + tables, raw HTML disabled), fenced code is
 highlighted by Pygments, and the result is sanitised by nh3 (Ammonia) with an allow-list, so no
 script, event handler or javascript: link can survive whatever an author or an import wrote.
+Only an absolute web or mail address becomes a link (or an image): text that merely looks like
+one, as the math `S[π_θ](s_t)` does, stays text.
 """
 
 import html as html_entities
@@ -35,17 +37,42 @@ ALLOWED_ATTRIBUTES = {
 }
 
 
+def _highlight_part(code: str, lexer) -> str:
+    html = highlight(code, lexer, _FORMATTER)
+    # The formatter ends its last line with a newline the code may not have had.
+    return html if code.endswith("\n") else html.removesuffix("\n")
+
+
 def _highlight(code: str, lang: str, _attrs) -> str:
+    options = {"stripnl": False, "ensurenl": False}
     try:
-        lexer = get_lexer_by_name(lang) if lang else TextLexer()
+        lexer = get_lexer_by_name(lang, **options) if lang else TextLexer(**options)
     except ClassNotFound:
-        lexer = TextLexer()
-    return f'<pre class="highlight"><code>{highlight(code, lexer, _FORMATTER)}</code></pre>'
+        lexer = TextLexer(**options)
+    # A cloze's marks stay between Pygments' spans, never inside one, so the highlight they
+    # become later nests properly (a mark lexed as code would be split across error tokens).
+    body = "".join(
+        part if _MARK_RUN.fullmatch(part) else _highlight_part(part, lexer)
+        for part in _MARK_RUN.split(code)
+        if part
+    )
+    return f'<pre class="highlight"><code>{body}</code></pre>'
+
+
+LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def _is_real_url(url: str) -> bool:
+    """What markdown-it may turn into a link or an image: an absolute http(s) or mailto address.
+    `[π_θ](s_t)` in a formula, a relative path or a bare word is left as the text it was."""
+    return url.strip().lower().startswith(LINK_SCHEMES)
 
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
+    parser = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
+    parser.validateLink = _is_real_url
+    return parser
 
 
 def render_markdown(text: str) -> str:
@@ -69,9 +96,12 @@ def render_markdown(text: str) -> str:
 
 CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 # Private-use characters mark a deletion through Markdown and the sanitiser; author text never
-# keeps them (they are taken out first), so no author can forge a highlight.
-_OPEN, _CLOSE, _BLANK = "\ue000", "\ue001", "\ue002"
-_MARKS = str.maketrans("", "", _OPEN + _CLOSE + _BLANK)
+# keeps them (they are taken out first), so no author can forge a highlight. The blank's brackets
+# are marks too: "[...]" written out would be a link's text before "(...)", and a backslash
+# escape of it shows as "\\[...\\]" inside a code span, where Markdown escapes nothing.
+_OPEN, _CLOSE, _BLANK, _LEFT, _RIGHT = "\ue000", "\ue001", "\ue002", "\ue003", "\ue004"
+_MARKS = str.maketrans("", "", _OPEN + _CLOSE + _BLANK + _LEFT + _RIGHT)
+_MARK_RUN = re.compile(f"([{_OPEN}{_CLOSE}{_BLANK}{_LEFT}{_RIGHT}]+)")
 
 
 class ClozeError(ValueError):
@@ -116,7 +146,7 @@ def _cloze_markdown(text: str, index: int, *, reveal: bool) -> str:
         if reveal:
             return f"{_OPEN}{match.group(2)}{_CLOSE}"
         hint = (match.group(3) or "").strip() or "..."
-        return f"{_OPEN}{_BLANK}\\[{hint}\\]{_CLOSE}"  # escaped: [x](y) is no link
+        return f"{_OPEN}{_BLANK}{_LEFT}{hint}{_RIGHT}{_CLOSE}"
 
     return CLOZE_RE.sub(replace, text.translate(_MARKS))
 
@@ -126,6 +156,7 @@ def render_cloze(text: str, index: int, *, reveal: bool) -> str:
     as [...] (or [hint]) when not `reveal`, highlighted when `reveal`; others shown as text."""
     html = render_markdown(_cloze_markdown(text, index, reveal=reveal))
     html = html.replace(_OPEN + _BLANK, '<span class="cloze cloze-blank">')
+    html = html.replace(_LEFT, "[").replace(_RIGHT, "]")
     return html.replace(_OPEN, '<span class="cloze">').replace(_CLOSE, "</span>")
 
 

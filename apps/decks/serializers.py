@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from apps.decks.content import SLUG_RE, SLUG_RULE
 from apps.decks.models import Card, Deck, Section
+from config.limits import JSONBooleanField
 
 
 # JSON bodies are taken as the schema types them. DRF alone would store 7 for the text "7" and
@@ -34,15 +35,6 @@ class JSONCharField(serializers.CharField):
             # Counted as sent, as the schema's maxLength is, not after trimming spaces.
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
-
-
-class JSONBooleanField(serializers.BooleanField):
-    default_error_messages = {"invalid": "Must be true or false."}
-
-    def to_internal_value(self, data):
-        if data is not True and data is not False:
-            self.fail("invalid")
-        return data
 
 
 class SlugTextField(JSONCharField):

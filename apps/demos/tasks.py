@@ -1,5 +1,5 @@
-"""Celery side of the demos: a thin task, one Ray connection per worker process, a reaper
-thread. The work itself is apps.demos.worker.
+"""Celery side of the demos: a thin task, one Ray connection per worker process. The work itself
+is apps.demos.worker (its reaper runs in every worker's reaper thread, config/workers.py).
 
 Nothing here imports Ray at import time: the web process imports this module to enqueue.
 """
@@ -7,11 +7,9 @@ Nothing here imports Ray at import time: the web process imports this module to 
 from __future__ import annotations
 
 import logging
-import threading
 
 from celery import shared_task
-from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
-from django.conf import settings
+from celery.signals import worker_process_init, worker_process_shutdown
 
 from apps.demos import worker
 
@@ -46,23 +44,6 @@ def _disconnect_ray(**_):
         from apps.demos import ray_runtime
 
         ray_runtime.disconnect()
-
-
-@worker_ready.connect
-def _start_reaper(sender=None, **_):
-    """Every worker's main process (demos or not) fails runs whose worker vanished or that no
-    demos worker picked up, every DEMOS_REAP_EVERY_S: so even a deployment that forgot the
-    demos worker tells its users why their run never started. The first pass runs in the
-    thread too: a database still starting when the worker boots must not cost the reaper."""
-    stop = threading.Event()
-    thread = threading.Thread(
-        target=worker.reaper_loop,
-        args=(stop, settings.DEMOS_REAP_EVERY_S),
-        daemon=True,
-        name="demo-reaper",
-    )
-    thread.start()
-    return thread, stop
 
 
 @shared_task(

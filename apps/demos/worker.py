@@ -9,18 +9,11 @@ import logging
 import math
 import os
 import socket
-import threading
 import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import (
-    InterfaceError,
-    OperationalError,
-    close_old_connections,
-    connection,
-    transaction,
-)
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from apps.demos.models import DemoPoint, DemoRun
@@ -32,6 +25,7 @@ from apps.demos.ray_demos import (
     ParamError,
     run_demo,
 )
+from config.workers import Heartbeat, reaper
 
 log = logging.getLogger(__name__)
 Status = DemoRun.Status
@@ -154,32 +148,17 @@ class _Recorder:
         return self.cancelled_flag
 
 
-class _Heartbeat(threading.Thread):
+class _Heartbeat(Heartbeat):
     """Proves the worker is alive while a demo blocks between points (e.g. RLlib's build)."""
 
     def __init__(self, run_id: int, every_s: float):
-        super().__init__(daemon=True, name=f"demo-heartbeat-{run_id}")
-        self.run_id, self.every_s, self.stopped = run_id, every_s, threading.Event()
+        def beat():
+            DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
+                heartbeat_at=timezone.now()
+            )
 
-    def run(self) -> None:
-        try:
-            while not self.stopped.wait(self.every_s):
-                try:
-                    DemoRun.objects.filter(pk=self.run_id, status=Status.RUNNING).update(
-                        heartbeat_at=timezone.now()
-                    )
-                except Exception:
-                    # One failed write (a dropped connection, a database restart) must not end
-                    # the heartbeats, or the reaper fails a run that is still going. A closed
-                    # connection is opened afresh on the next beat.
-                    log.warning("heartbeat of demo run %s not stored", self.run_id, exc_info=True)
-                    connection.close()
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.join(timeout=5)
+        super().__init__(beat, every_s, name=f"demo-heartbeat-{run_id}")
+        self.run_id = run_id
 
 
 def demo_run_claim(*, run_id: int, worker: str) -> bool:
@@ -351,6 +330,7 @@ def _readable(exc: Exception, *, prefix: str = "The demo failed: ") -> str:
     return f"{prefix}{name}: {text[:400]}" if text else f"{prefix}{name}."
 
 
+@reaper
 def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | None = None) -> int:
     """Fail runs whose worker stopped sending heartbeats, and runs no worker picked up."""
     stale_after_s = stale_after_s or settings.DEMOS_STALE_AFTER_S
@@ -388,17 +368,3 @@ def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | No
     if dead or unclaimed:
         log.warning("reaped %s stale and %s unclaimed demo runs", dead, unclaimed)
     return dead + unclaimed
-
-
-def reaper_loop(stop: threading.Event, every_s: float) -> None:
-    """Runs in each worker's main process: reap now, then every `every_s`, until told to stop.
-    A failed pass (the database not up yet, a dropped connection) is retried next time."""
-    while True:
-        try:
-            close_old_connections()
-            demo_runs_reap()
-        except Exception:
-            log.exception("demo reaper failed; retrying in %s s", every_s)
-        if stop.wait(every_s):
-            break
-    connection.close()

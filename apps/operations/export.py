@@ -23,8 +23,9 @@ from django.utils import timezone
 from django.utils.http import content_disposition_header
 
 from apps.demos.models import DemoPoint, DemoRun
+from apps.exercises.models import Submission
 from apps.quizzes.models import Attempt, Question
-from apps.study.models import CardState, ReviewLog
+from apps.study.models import CardState, PracticeLog, PracticeState, ReviewLog
 from apps.teams.models import Membership
 from config import csv_safety
 
@@ -118,6 +119,45 @@ DEMO_RUNS = {
     "cluster_cpus": "cluster_cpus",
 }
 DEMO_POINTS = {"run": "run_id", "seq": "seq", "data": "data"}
+EXERCISE_SUBMISSIONS = {
+    "id": "id",
+    "exercise": "exercise__slug",
+    "revision": "revision__number",
+    "mode": "mode",
+    "status": "status",
+    "code": "code",
+    "tests": "tests",
+    "problem": "problem",
+    "stdout": "stdout",
+    "stderr": "stderr",
+    "time_ms": "time_ms",
+    "grade": "grade",
+    "created_at": "created_at",
+    "finished_at": "finished_at",
+}
+# The schedules of practice items that are not cards (code exercises, drills) and their grades.
+PRACTICE_STATES = {
+    "kind": "kind",
+    "key": "key",
+    "repetitions": "repetitions",
+    "ease_factor": "ease_factor",
+    "interval_days": "interval_days",
+    "due_at": "due_at",
+    "lapses": "lapses",
+    "last_grade": "last_grade",
+    "last_reviewed_at": "last_reviewed_at",
+    "needs_redrill": "needs_redrill",
+}
+PRACTICE_LOGS = {
+    "id": "id",
+    "kind": "kind",
+    "key": "key",
+    "ref": "ref",
+    "grade": "grade",
+    "reviewed_at": "reviewed_at",
+    "state_before": "state_before",
+    "state_after": "state_after",
+}
 TEAM_MEMBERSHIPS = {
     "team": "team__name",
     "team_slug": "team__slug",
@@ -186,6 +226,26 @@ KINDS = (
         lambda user: _query(
             DemoPoint.objects.filter(run__user=user).order_by("run_id", "seq"), DEMO_POINTS
         ),
+    ),
+    Kind(
+        "exercise_submissions",
+        tuple(EXERCISE_SUBMISSIONS),
+        lambda user: _query(
+            Submission.objects.filter(user=user).order_by("id"), EXERCISE_SUBMISSIONS
+        ),
+        json=frozenset({"tests"}),
+    ),
+    Kind(
+        "practice_states",
+        tuple(PRACTICE_STATES),
+        lambda user: _query(
+            PracticeState.objects.filter(user=user).order_by("kind", "key"), PRACTICE_STATES
+        ),
+    ),
+    Kind(
+        "practice_logs",
+        tuple(PRACTICE_LOGS),
+        lambda user: _query(PracticeLog.objects.filter(user=user).order_by("id"), PRACTICE_LOGS),
     ),
     Kind(
         "team_memberships",

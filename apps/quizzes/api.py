@@ -34,20 +34,37 @@ def _option(key: str, text: str, html: str) -> dict:
     return {"id": key, "text": text, "text_html": html}
 
 
+def evidence_document(question: Question) -> dict:
+    """A debugging drill's scenario: the tool, what it printed, and where that came from."""
+    evidence = question.evidence
+    return {"tool": evidence["tool"], "output": evidence["output"], "source": evidence["source"]}
+
+
 def quiz_document(quiz: Quiz, attempt: Attempt | None) -> dict:
     """The quiz as the API shows it before any answer: no field, id or order gives one away."""
     questions = []
     attempt_seed = attempt.seed if attempt else None
     seed = quiz.option_seed(attempt_seed)
     for question in quiz.ordered_questions(attempt_seed):
+        draw = question.drawn(attempt_seed) if question.kind == Question.Kind.NUMERIC else None
+        prompt, prompt_html = question.prompt_for(draw)
         shown = {
             "id": question.key,
             "kind": question.kind,
-            "prompt": question.prompt,
-            "prompt_html": question.prompt_html,
+            "prompt": prompt,
+            "prompt_html": prompt_html,
             "points": question.points,
         }
-        if question.kind in (Question.Kind.SINGLE, Question.Kind.MULTI):
+        if question.evidence:
+            shown["evidence"] = evidence_document(question)
+        if draw is not None:
+            drill = question.sizing_drill()
+            shown["unit"] = drill.unit
+            shown["given"] = [
+                {"name": r.name, "label": r.label, "value": draw.given[r.name], "unit": r.unit}
+                for r in drill.given
+            ]
+        elif question.kind in (Question.Kind.SINGLE, Question.Kind.MULTI):
             shown["choices"] = [_option(c.key, c.text, c.text_html) for c in question.options(seed)]
         elif question.kind == Question.Kind.TRUE_FALSE:
             shown["statements"] = [
@@ -81,12 +98,15 @@ class QuizDetail(APIView):
         description="A quiz with its questions and options, never its answers: options carry "
         "opaque ids in an order unrelated to which is right, and matching's right column is "
         "shuffled. For a timed quiz a signed-in caller's GET starts (or resumes) the attempt "
-        "whose deadline the server enforces when the answers are posted.",
+        "whose deadline the server enforces when the answers are posted; so it does for a quiz "
+        "with sizing drills (kind numeric), whose numbers are drawn for that attempt: the same "
+        "numbers on every GET until the attempt is submitted.",
     )
     def get(self, request: Request, slug: str) -> Response:
         quiz = selectors.quiz_detail(request.user, slug)
         attempt = None
-        if quiz.time_limit and not quiz.is_checkpoint and request.user.is_authenticated:
+        starts = quiz.time_limit or quiz.draws_numbers
+        if starts and not quiz.is_checkpoint and request.user.is_authenticated:
             attempt = services.attempt_start(user=request.user, quiz=quiz)
         return Response(QuizDetailSerializer(quiz_document(quiz, attempt)).data)
 
@@ -101,20 +121,22 @@ def result_document(quiz: Quiz, scored: dict, attempt: Attempt | None) -> dict:
     results = []
     for result in scored["results"]:
         question = questions[result["id"]]
-        results.append(
-            {
-                "id": result["id"],
-                "points": result["points"],
-                "max_points": result["max_points"],
-                "correct_answer": result["correct_answer"],
-                "explanation": question.explanation,
-                "explanation_html": question.explanation_html,
-                "cards": [
-                    {"id": c.pk, "slug": c.slug, "url": c.get_absolute_url()}
-                    for c in question.cards.all()
-                ],
-            }
-        )
+        shown = {
+            "id": result["id"],
+            "points": result["points"],
+            "max_points": result["max_points"],
+            "correct_answer": result["correct_answer"],
+            "explanation": question.explanation,
+            "explanation_html": question.explanation_html,
+            "cards": [
+                {"id": c.pk, "slug": c.slug, "url": c.get_absolute_url()}
+                for c in question.cards.all()
+            ],
+        }
+        if question.kind == Question.Kind.NUMERIC and result.get("numbers"):
+            shown["solution"], shown["solution_html"] = question.solution_for(result["numbers"])
+            shown["tolerance"] = question.sizing_drill().tolerance
+        results.append(shown)
     return {
         "id": attempt.pk if attempt else None,
         "score": float(scored["score"]),
@@ -154,6 +176,7 @@ class AttemptCreate(APIView):
                         "Pq7Rw1sD": ["a1B2c3D4", "e5F6g7H8"],
                         "Tf0aXy2Z": {"s1A2b3C4": True, "s5D6e7F8": False},
                         "Mx9Ld3Kw": {"l1A2b3C4": "r9Z8y7X6"},
+                        "Nm4Kp8Qs": 12800,
                     }
                 },
             )

@@ -16,19 +16,24 @@ from django.db import transaction
 from apps.decks.content import ContentError, DocReader, read_yaml
 from apps.decks.models import Deck
 from apps.decks.selectors import card_names
-from apps.quizzes import scoring
+from apps.quizzes import drills, scoring
 from apps.quizzes.models import Choice, MatchPair, Question, Quiz, Statement
 
 QUIZ_KEYS = {
     "slug", "title", "kind", "section", "pass_mark", "time_limit_seconds", "shuffle", "questions",
 }  # fmt: skip
-QUESTION_KEYS = {"slug", "kind", "prompt", "explanation", "points", "cards"}
+QUESTION_KEYS = {"slug", "kind", "prompt", "explanation", "points", "cards", "evidence"}
 KIND_KEYS = {
     scoring.SINGLE: "choices",
     scoring.MULTI: "choices",
     scoring.TRUE_FALSE: "statements",
     scoring.MATCH: "pairs",
+    scoring.NUMERIC: "given",
 }
+# A sizing drill's fields beside its drawn numbers ("given").
+SIZING_KEYS = ("derived", "formula", "tolerance", "unit", "solution")
+EVIDENCE_KEYS = {"tool", "output", "source"}
+EVIDENCE_OUTPUT_MAX = 12000  # characters of tool output: a screenful or two, not a log file
 
 
 @dataclass
@@ -42,6 +47,9 @@ class QuestionDoc:
     choices: list[tuple[str, bool]] = field(default_factory=list)
     statements: list[tuple[str, bool]] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)
+    sizing: dict[str, Any] = field(default_factory=dict)
+    solution: str = ""
+    evidence: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,11 +105,59 @@ def _texts_unique(r: DocReader, what: str, texts: list[str]) -> None:
         seen.add(text)
 
 
-def question_parse(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: set[str]):
+def _sizing_parse(r: DocReader, doc: "QuestionDoc") -> None:
+    """A sizing drill's numbers, formula and texts, checked by apps.quizzes.drills (every range
+    non-empty, no formula dividing by zero anywhere over the ranges, every name known)."""
+    fields = {"given": r.data.get("given"), **{k: r.data.get(k) for k in SIZING_KEYS}}
+    if fields["tolerance"] is None:
+        r.fail("tolerance: give how far from the answer a learner may be, a share of it"
+               " (0.05 for 5%; 0 for an exact count)")  # fmt: skip
+    unit = r.text("unit", required=False, max_length=40)
+    solution = r.text("solution")
+    try:
+        drills.sizing_drill(
+            given=fields["given"], derived=fields["derived"], formula=fields["formula"],
+            tolerance=fields["tolerance"], unit=unit, prompt=doc.prompt, solution=solution,
+        )  # fmt: skip
+    except drills.DrillError as exc:
+        r.fail(str(exc))
+    doc.sizing = {
+        "given": fields["given"],
+        "derived": fields["derived"] or [],
+        "formula": str(fields["formula"]).strip(),
+        "tolerance": fields["tolerance"],
+        "unit": unit,
+    }
+    doc.solution = solution
+
+
+def _evidence_parse(r: DocReader) -> dict[str, str]:
+    """A debugging drill's scenario: the tool whose output the learner reads, the output, and
+    where it came from (a real run, named, or the docs page it was taken from)."""
+    e = DocReader(r.source, f"{r.entry} evidence", r.data["evidence"], EVIDENCE_KEYS)
+    output = e.data.get("output")
+    if not isinstance(output, str) or not output.strip():
+        e.fail("'output' is missing or empty: paste what the tool printed")
+    if len(output) > EVIDENCE_OUTPUT_MAX:
+        e.fail(f"'output' is longer than {EVIDENCE_OUTPUT_MAX} characters: keep what matters")
+    return {
+        "tool": e.text("tool", max_length=80),
+        "output": output.rstrip(),  # leading spaces are part of a table's layout
+        "source": e.text("source", max_length=500),
+    }
+
+
+def question_parse(
+    source: str, quiz_entry: str, i: int, raw: Any, card_slugs: set[str], quiz_kind: str = ""
+):
     """One question entry of a quiz file (also what the author editor and API send), checked
-    whole; raises ContentError naming the entry."""
+    whole; raises ContentError naming the entry. `quiz_kind` is the kind of its quiz: a sizing
+    drill draws its numbers per attempt, so a checkpoint (which has none) cannot hold one."""
     r = DocReader(
-        source, f"{quiz_entry} questions[{i}]", raw, QUESTION_KEYS | set(KIND_KEYS.values())
+        source,
+        f"{quiz_entry} questions[{i}]",
+        raw,
+        QUESTION_KEYS | set(KIND_KEYS.values()) | set(SIZING_KEYS),
     )
     slug = r.slug()
     r.entry = f"{quiz_entry} question {slug!r}"
@@ -111,6 +167,15 @@ def question_parse(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: s
     for other in set(KIND_KEYS.values()) - {KIND_KEYS[kind]}:
         if other in r.data:
             r.fail(f"a {kind} question takes {KIND_KEYS[kind]!r}, not {other!r}")
+    if kind != scoring.NUMERIC:
+        for other in SIZING_KEYS:
+            if other in r.data:
+                r.fail(f"a {kind} question takes no {other!r} (a numeric sizing drill does)")
+    elif quiz_kind == Quiz.Kind.CHECKPOINT:
+        r.fail("a numeric sizing drill draws its numbers per attempt: put it in a knowledge"
+               " check, not a checkpoint")  # fmt: skip
+    if "evidence" in r.data and kind not in (scoring.SINGLE, scoring.MULTI):
+        r.fail("'evidence' (a debugging drill's tool output) goes with a single or multi question")
     points = r.data.get("points", 1)
     if not isinstance(points, int) or isinstance(points, bool) or not 1 <= points <= 100:
         r.fail(f"points must be a whole number from 1 to 100, got {points!r}")
@@ -128,6 +193,11 @@ def question_parse(source: str, quiz_entry: str, i: int, raw: Any, card_slugs: s
         points=points,
         cards=list(dict.fromkeys(cards)),
     )
+    if "evidence" in r.data:
+        doc.evidence = _evidence_parse(r)
+    if kind == scoring.NUMERIC:
+        _sizing_parse(r, doc)
+        return doc
     items = r.items(KIND_KEYS[kind])
     if kind in (scoring.SINGLE, scoring.MULTI):
         for j, raw_choice in enumerate(items):
@@ -204,7 +274,7 @@ def parse_quiz_file(data: Any, source: str, *, deck: Deck | None = None) -> Quiz
         if not raw_questions:
             r.fail("a quiz needs at least one question")
         for j, raw_question in enumerate(raw_questions):
-            question = question_parse(source, r.entry, j, raw_question, card_slugs)
+            question = question_parse(source, r.entry, j, raw_question, card_slugs, kind)
             if any(q.slug == question.slug for q in questions):
                 r.fail(f"duplicate question slug {question.slug!r}")
             questions.append(question)
@@ -260,6 +330,9 @@ def question_apply(quiz: Quiz, doc: QuestionDoc, order: int, existing, cards) ->
         "explanation": doc.explanation,
         "points": doc.points,
         "order": order,
+        "sizing": doc.sizing,
+        "solution": doc.solution,
+        "evidence": doc.evidence,
     }
     changed = question is None or any(getattr(question, k) != v for k, v in wanted.items())
     if question is None:

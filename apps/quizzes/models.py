@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.html import strip_tags
 
 from apps.decks.markdown import render_markdown
-from apps.quizzes import scoring
+from apps.quizzes import drills, scoring
 
 # Answers posted this long after the deadline still count: the browser submits at zero,
 # and the request needs a moment to arrive.
@@ -96,9 +96,16 @@ class Quiz(models.Model):
     def time_limit_minutes(self) -> int | None:
         return -(-self.time_limit_seconds // 60) if self.time_limit_seconds else None
 
-    def scoring_questions(self) -> list[scoring.Question]:
-        """The answer key for scoring; uses prefetched choices/statements/pairs when present."""
-        return [q.scoring_question() for q in self.questions.all()]
+    def scoring_questions(self, seed: int | None = None) -> list[scoring.Question]:
+        """The answer key for scoring; uses prefetched choices/statements/pairs when present.
+        `seed` is the attempt's: a sizing drill's right value depends on its drawn numbers."""
+        return [q.scoring_question(seed) for q in self.questions.all()]
+
+    @property
+    def draws_numbers(self) -> bool:
+        """Whether a question draws its numbers per attempt (a sizing drill): then the attempt,
+        and its seed, must exist before the questions are shown (uses prefetched questions)."""
+        return any(q.kind == Question.Kind.NUMERIC for q in self.questions.all())
 
     def option_seed(self, seed: int | None) -> int | None:
         """The seed that orders options: the attempt's when the quiz shuffles, else None (the
@@ -119,6 +126,7 @@ class Question(models.Model):
         MULTI = scoring.MULTI, "Select all that apply"
         TRUE_FALSE = scoring.TRUE_FALSE, "True or false"
         MATCH = scoring.MATCH, "Matching"
+        NUMERIC = scoring.NUMERIC, "Sizing drill"
 
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="questions")
     slug = models.SlugField(max_length=80)
@@ -131,6 +139,22 @@ class Question(models.Model):
     points = models.PositiveSmallIntegerField(default=1)
     order = models.PositiveIntegerField(default=0)
     cards = models.ManyToManyField("decks.Card", related_name="quiz_questions", blank=True)
+    sizing = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A sizing drill's numbers and formula, as in the quiz file: given (drawn "
+        "ranges), derived, formula, tolerance, unit. Checked when the file is loaded.",
+    )
+    solution = models.TextField(
+        blank=True,
+        help_text="A sizing drill's worked solution (Markdown with {name} placeholders), shown "
+        "after the attempt with the learner's numbers.",
+    )
+    evidence = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A debugging drill's scenario: the tool, its output and where it came from.",
+    )
 
     class Meta:
         ordering = ["quiz", "order", "id"]
@@ -146,7 +170,48 @@ class Question(models.Model):
         self.explanation_html = render_markdown(self.explanation)
         super().save(*args, **kwargs)
 
-    def scoring_question(self) -> scoring.Question:
+    @property
+    def is_drill(self) -> bool:
+        """A sizing drill or a debugging drill (a choice question with tool output): practice
+        that is scheduled like a card each time an attempt scores it."""
+        return self.kind == scoring.NUMERIC or bool(self.evidence)
+
+    def sizing_drill(self) -> drills.SizingDrill:
+        """The checked drill (the loader refused a bad one; the cache saves re-parsing)."""
+        cached = getattr(self, "_sizing_drill", None)
+        if cached is None or cached[0] != self.sizing:
+            cached = (self.sizing, drills.sizing_drill(**self.sizing))
+            self._sizing_drill = cached
+        return cached[1]
+
+    def drawn(self, seed: int | None) -> drills.Draw:
+        """This drill's numbers for the attempt with `seed` (None: a fixed draw, e.g. for a
+        reader who has no attempt)."""
+        return self.sizing_drill().draw(seed, self.key)
+
+    def prompt_for(self, draw: drills.Draw | None) -> tuple[str, str]:
+        """The prompt (Markdown, HTML) with the drawn numbers in it; the stored one otherwise."""
+        if draw is None or self.kind != scoring.NUMERIC:
+            return self.prompt, self.prompt_html
+        text = drills.fill(self.prompt, draw.given)
+        return text, render_markdown(text)
+
+    def solution_for(self, numbers: dict) -> tuple[str, str]:
+        """The worked solution (Markdown, HTML) with one attempt's numbers filled in."""
+        text = drills.fill(self.solution, numbers)
+        return text, render_markdown(text)
+
+    def scoring_question(self, seed: int | None = None) -> scoring.Question:
+        if self.kind == scoring.NUMERIC:
+            draw = self.drawn(seed)
+            return scoring.Question(
+                id=self.key,
+                kind=self.kind,
+                key=draw.answer,
+                points=self.points,
+                tolerance=self.sizing_drill().tolerance,
+                numbers=draw.numbers,
+            )
         if self.kind in (scoring.SINGLE, scoring.MULTI):
             choices = list(self.choices.all())
             right = [c.key for c in choices if c.correct]

@@ -7,6 +7,8 @@ right answer ("key") of a question, have one of four shapes depending on the kin
 - ``multi``: a list of choice ids, ``["c1", "c3"]``
 - ``true_false``: a map of statement id to mark, ``{"s1": True, "s2": False}``
 - ``match``: a map of left id to right id, ``{"l1": "r2", "l2": "r1"}``
+- ``numeric`` (a sizing drill): a number, ``12800``; right when within the question's
+  tolerance, a share of the right value (0.05: 5% either way)
 
 ``None`` (or a question left out) means unanswered and scores 0. Scores are exact
 ``Fraction``s; callers round only for display and storage.
@@ -14,6 +16,7 @@ right answer ("key") of a question, have one of four shapes depending on the kin
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +27,8 @@ SINGLE = "single"
 MULTI = "multi"
 TRUE_FALSE = "true_false"
 MATCH = "match"
-KINDS = (SINGLE, MULTI, TRUE_FALSE, MATCH)
+NUMERIC = "numeric"
+KINDS = (SINGLE, MULTI, TRUE_FALSE, MATCH, NUMERIC)
 
 Answer = Any  # str | list[str] | dict[str, bool] | dict[str, str] | None
 
@@ -35,7 +39,10 @@ class Question:
 
     ``key`` is the right answer in the same shape as an answer. ``choice_ids`` lists every
     choice of a single/multi question (the right ones and the distractors); for true/false
-    and matching the ids come from the key itself.
+    and matching the ids come from the key itself. A numeric question's key is this attempt's
+    right value, ``tolerance`` how far from it an answer may be (a share of it), and ``numbers``
+    the numbers it came from (drawn, derived and the answer), kept with the result for the
+    worked solution.
     """
 
     id: str
@@ -43,6 +50,8 @@ class Question:
     key: Answer
     points: int = 1
     choice_ids: tuple[str, ...] = ()
+    tolerance: float = 0.0
+    numbers: Mapping[str, float] | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -51,6 +60,8 @@ class Question:
             raise ValueError(f"question {self.id}: points must be 0 or more, got {self.points}")
         if self.kind in (MULTI, TRUE_FALSE, MATCH) and not self.key:
             raise ValueError(f"question {self.id}: a {self.kind} question needs a non-empty key")
+        if self.kind == NUMERIC and not is_number(self.key):
+            raise ValueError(f"question {self.id}: a numeric question needs a number as its key")
 
     @property
     def option_ids(self) -> frozenset[str]:
@@ -59,6 +70,8 @@ class Question:
             return frozenset(self.choice_ids)
         if self.kind == TRUE_FALSE:
             return frozenset(self.key)
+        if self.kind == NUMERIC:
+            return frozenset()
         return frozenset(self.key) | frozenset(self.key.values())
 
 
@@ -95,6 +108,17 @@ def is_unanswered(answer: Answer) -> bool:
     return answer is None or (isinstance(answer, (list, tuple, dict, str)) and not answer)
 
 
+def is_number(value: Any) -> bool:
+    """A real, finite number (a boolean is not one, whatever Python says)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def within_tolerance(answer: float, key: float, tolerance: float) -> bool:
+    """Whether `answer` is within `tolerance` (a share of `key`) of `key`; the slack of a few
+    parts in a billion keeps binary floats from refusing an answer typed exactly."""
+    return abs(answer - key) <= tolerance * abs(key) + 1e-9 * max(1.0, abs(key))
+
+
 def fraction_right(question: Question, answer: Answer) -> Fraction:
     """The share of ``question`` that ``answer`` gets right, per DESIGN.md "Quiz scoring".
 
@@ -106,6 +130,9 @@ def fraction_right(question: Question, answer: Answer) -> Fraction:
         return Fraction(0)
     if question.kind == SINGLE:
         return Fraction(1 if isinstance(answer, str) and answer == key else 0)
+    if question.kind == NUMERIC:
+        right = is_number(answer) and within_tolerance(answer, key, question.tolerance)
+        return Fraction(1 if right else 0)
     if question.kind == MULTI:
         if not isinstance(answer, (list, tuple)):
             return Fraction(0)
@@ -183,7 +210,10 @@ def _question_problems(question: Question, answer: Answer, owner: Mapping[str, s
         return f'"{oid}" is not a {what} of this question'
 
     kind = question.kind
-    if kind == SINGLE:
+    if kind == NUMERIC:
+        if not is_number(answer):
+            yield f"the answer must be a number, got {_kind(answer)} {answer!r}"[:200]
+    elif kind == SINGLE:
         if not isinstance(answer, str):
             yield f"the answer must be one choice id (a string), got {_kind(answer)}"
         elif answer not in question.choice_ids:

@@ -2,14 +2,20 @@
 team dashboard shows."""
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Count, F, FloatField, Max, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Cast, Coalesce
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
+from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
 from apps.quizzes.models import Attempt, Question, Quiz
+from apps.study.models import PracticeState
+from apps.study.practice import practice_states
+from apps.study.scheduler import day_end
 
 # What taking a quiz needs: its questions with their options, never their cards' answers.
 TAKING = ("questions__choices", "questions__statements", "questions__pairs")
@@ -120,6 +126,34 @@ def section_quizzes(section) -> list[Quiz]:
     )
 
 
+@dataclass
+class DrillSchedule:
+    """Where a learner stands on a quiz's drills (sizing and debugging), as SM-2 schedules them."""
+
+    total: int
+    due: int  # practised before and due by the end of the learner's today
+    new: int  # never practised
+    next_due: Any = None  # the soonest due date of those not due today
+
+
+def drill_schedule(user, quiz: Quiz) -> DrillSchedule | None:
+    """The schedule of a quiz's drills for `user`, or None for a quiz without drills. One query
+    (the quiz's questions are prefetched by quiz_detail)."""
+    keys = [q.key for q in quiz.questions.all() if q.is_drill]
+    if not keys:
+        return None
+    states = practice_states(user=user, kind=PracticeState.Kind.DRILL, keys=keys)
+    end = day_end(timezone.now(), profile_for(user).zone)
+    due = [s for s in states.values() if s.due_at < end]
+    later = [s.due_at for s in states.values() if s.due_at >= end]
+    return DrillSchedule(
+        total=len(keys),
+        due=len(due),
+        new=len(keys) - len(states),
+        next_due=min(later, default=None),
+    )
+
+
 def attempt_history(user, quiz: Quiz) -> list[Attempt]:
     return list(Attempt.objects.submitted().filter(user=user, quiz=quiz)[:50])
 
@@ -143,3 +177,8 @@ def user_attempt(user, pk: int) -> Attempt:
         pk=pk,
         user=user,
     )
+
+
+def deck_attempts(deck) -> QuerySet[Attempt]:
+    """Every learner's attempts at the quizzes of `deck` (what deleting it deletes)."""
+    return Attempt.objects.filter(quiz__deck=deck)

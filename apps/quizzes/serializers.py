@@ -34,12 +34,39 @@ class MatchItemSerializer(serializers.Serializer):
     text_html = serializers.CharField()
 
 
+class GivenSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The number's name in the drill.")
+    label = serializers.CharField(
+        allow_blank=True, help_text="What it is, in words (may be empty)."
+    )
+    value = serializers.FloatField(help_text="This attempt's value, as the prompt shows it.")
+    unit = serializers.CharField(allow_blank=True)
+
+
+class EvidenceSerializer(serializers.Serializer):
+    tool = serializers.CharField(help_text='What printed it, e.g. "ray status".')
+    output = serializers.CharField(help_text="What the tool printed: show it in monospace.")
+    source = serializers.CharField(help_text="Where the output came from (a real run, named).")
+
+
 class QuestionSerializer(serializers.Serializer):
     id = serializers.CharField(help_text="Opaque question id, the key in an attempt's answers.")
     kind = serializers.ChoiceField(choices=Question.Kind.choices)
-    prompt = serializers.CharField(help_text="Markdown.")
+    prompt = serializers.CharField(
+        help_text="Markdown; a sizing drill's (numeric) with this attempt's numbers in it."
+    )
     prompt_html = serializers.CharField()
     points = serializers.IntegerField()
+    evidence = EvidenceSerializer(
+        required=False,
+        help_text="A debugging drill's scenario (single or multi): the tool output to read.",
+    )
+    unit = serializers.CharField(
+        required=False, allow_blank=True, help_text="numeric only: the unit of the number asked."
+    )
+    given = GivenSerializer(
+        many=True, required=False, help_text="numeric only: the numbers drawn for this attempt."
+    )
     choices = OptionSerializer(many=True, required=False, help_text="single and multi only.")
     statements = OptionSerializer(many=True, required=False, help_text="true_false only.")
     left = MatchItemSerializer(many=True, required=False, help_text="match only.")
@@ -80,8 +107,9 @@ class AttemptCreateSerializer(serializers.Serializer):
             "not_a_dict": "answers must be an object of question id to answer, got {input_type}"
         },
         help_text='{"<question id>": answer}. An answer is a choice id (single), a list of choice '
-        'ids (multi), {"<statement id>": true|false} (true_false) or {"<left id>": "<right id>"} '
-        "(match). A question left out scores 0.",
+        'ids (multi), {"<statement id>": true|false} (true_false), {"<left id>": "<right id>"} '
+        "(match) or a number (numeric: right within the drill's tolerance). A question left out "
+        "scores 0.",
     )
     client_id = StrictUUIDField(
         required=False,
@@ -104,6 +132,14 @@ class QuestionResultSerializer(serializers.Serializer):
     explanation = serializers.CharField(help_text="Markdown.")
     explanation_html = serializers.CharField()
     cards = CardLinkSerializer(many=True)
+    solution = serializers.CharField(
+        required=False, help_text="numeric only: the worked solution with this attempt's numbers."
+    )
+    solution_html = serializers.CharField(required=False)
+    tolerance = serializers.FloatField(
+        required=False,
+        help_text="numeric only: how far from the right value an answer may be, a share of it.",
+    )
 
 
 class AttemptResultSerializer(serializers.Serializer):

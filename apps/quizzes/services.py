@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from apps.quizzes import scoring
 from apps.quizzes.models import Attempt, Quiz
+from apps.study.models import PracticeState
+from apps.study.practice import HARD, practice_grade, practice_record, practice_states
 from config.errors import ServiceError
 
 TWO_PLACES = Decimal("0.01")
@@ -49,8 +51,8 @@ def rounded(value: Fraction) -> Decimal:
     )
 
 
-def _check(quiz: Quiz, answers: Any) -> list[scoring.Question]:
-    questions = quiz.scoring_questions()
+def _check(quiz: Quiz, answers: Any, seed: int | None = None) -> list[scoring.Question]:
+    questions = quiz.scoring_questions(seed)
     problems = scoring.answer_problems(questions, answers)
     if problems:
         raise AttemptRejected(problems[0][1], problems)
@@ -59,6 +61,7 @@ def _check(quiz: Quiz, answers: Any) -> list[scoring.Question]:
 
 def _scored_fields(quiz: Quiz, questions: list[scoring.Question], answers: dict) -> dict[str, Any]:
     result = scoring.score_quiz(questions, answers)
+    numbers = {q.id: q.numbers for q in questions}
     return {
         "score": rounded(result.score),
         "max_score": result.max_score,
@@ -71,6 +74,8 @@ def _scored_fields(quiz: Quiz, questions: list[scoring.Question], answers: dict)
                 "max_points": r.max_points,
                 "correct_answer": r.correct_answer,
                 "answer": answers.get(r.id),
+                # A sizing drill's numbers, so its worked solution outlives edits to its ranges.
+                **({"numbers": dict(numbers[r.id])} if numbers.get(r.id) else {}),
             }
             for r in result.questions
         ],
@@ -89,6 +94,7 @@ def _finish(
     if claimed:  # what was just stored: no need to read it back
         for name, value in fields.items():
             setattr(attempt, name, value)
+        attempt_drills_schedule(attempt=attempt)
         return attempt
     attempt.refresh_from_db()  # the other submit's score
     if attempt.submitted_at is None:  # pragma: no cover - deleted meanwhile
@@ -100,9 +106,8 @@ def _finish(
 def attempt_expire(*, attempt: Attempt, now=None) -> Attempt:
     """Score an open attempt whose time ran out on the answers saved before the deadline."""
     now = now or timezone.now()
-    return _finish(
-        attempt, attempt.quiz.scoring_questions(), dict(attempt.answers), now=now, timed_out=True
-    )
+    questions = attempt.quiz.scoring_questions(attempt.seed)
+    return _finish(attempt, questions, dict(attempt.answers), now=now, timed_out=True)
 
 
 def attempt_start(*, user, quiz: Quiz, now=None) -> Attempt:
@@ -136,7 +141,7 @@ def attempt_save(*, attempt: Attempt, answers: dict, now=None) -> bool:
     now = now or timezone.now()
     if not attempt.accepts_answers(now):
         return False
-    _check(attempt.quiz, answers)
+    _check(attempt.quiz, answers, attempt.seed)
     return bool(
         Attempt.objects.filter(pk=attempt.pk, submitted_at__isnull=True).update(
             answers=answers, saved_at=now
@@ -153,7 +158,7 @@ def attempt_submit(*, attempt: Attempt, answers: dict, now=None) -> Attempt:
         return attempt
     if not attempt.accepts_answers(now):
         return attempt_expire(attempt=attempt, now=now)
-    questions = _check(attempt.quiz, answers)
+    questions = _check(attempt.quiz, answers, attempt.seed)
     return _finish(attempt, questions, answers, now=now, timed_out=False)
 
 
@@ -184,8 +189,10 @@ def attempt_record(
     try:
         with transaction.atomic():
             return _attempt_record(user, quiz, answers, client_id, now or timezone.now()), True
-    except IntegrityError:
-        # A concurrent submit with the same client_id won the unique constraint: replay it.
+    except (IntegrityError, AttemptRejected):
+        # A concurrent submit with the same client_id won the unique constraint, or scored the
+        # open attempt of a timed quiz first (this one then found none): replay it, so every
+        # retry is answered alike.
         if (replayed := _replayed_attempt(user, quiz, client_id)) is not None:
             return replayed, False
         raise
@@ -197,10 +204,10 @@ def _attempt_record(user, quiz: Quiz, answers: Any, client_id, now) -> Attempt:
             f'"{quiz.slug}" is a checkpoint: it is answered on its section page and not scored'
         )
     questions = _check(quiz, answers)
-    if quiz.time_limit is None:
+    if quiz.time_limit is None and not quiz.draws_numbers:
         # Started and submitted at once, so it never counts as the open attempt a page may
         # have going at the same quiz.
-        return Attempt.objects.create(
+        attempt = Attempt.objects.create(
             user=user,
             quiz=quiz,
             started_at=now,
@@ -209,10 +216,19 @@ def _attempt_record(user, quiz: Quiz, answers: Any, client_id, now) -> Attempt:
             client_id=client_id,
             **_scored_fields(quiz, questions, answers),
         )
-    attempt = Attempt.objects.open().filter(user=user, quiz=quiz).order_by("-started_at").first()
+        attempt_drills_schedule(attempt=attempt)
+        return attempt
+    # Locked: a second submit waits for the first, then finds the attempt scored (and replays).
+    open_attempts = Attempt.objects.open().filter(user=user, quiz=quiz).select_for_update()
+    attempt = open_attempts.order_by("-started_at").first()
     if attempt is not None:
         attempt.quiz = quiz  # the caller's, already loaded: no join
     minutes = quiz.time_limit_minutes
+    if attempt is None and quiz.time_limit is None:
+        raise AttemptRejected(
+            f"this quiz draws its numbers for each attempt: fetch GET /api/quizzes/{quiz.slug}/ "
+            "first to start the attempt and see its numbers, then post the answers"
+        )
     if attempt is None:
         raise AttemptRejected(
             f"this quiz has a time limit of {minutes} min: fetch GET /api/quizzes/{quiz.slug}/ "
@@ -224,7 +240,37 @@ def _attempt_record(user, quiz: Quiz, answers: Any, client_id, now) -> Attempt:
             f"{attempt.deadline:%Y-%m-%d %H:%M:%S} UTC, so these answers were not recorded; "
             f"fetch GET /api/quizzes/{quiz.slug}/ to start a new attempt"
         )
+    questions = quiz.scoring_questions(attempt.seed)  # a sizing drill's key is the attempt's
     return _finish(attempt, questions, answers, now=now, timed_out=False, client_id=client_id)
+
+
+def attempt_drills_schedule(*, attempt: Attempt) -> int:
+    """Schedule the drills a scored attempt answered, as practice on SM-2 (DESIGN.md,
+    "Exercises and drills": full marks is Good, full marks after a failure since the drill fell
+    due is Hard, anything else Again). Once per attempt: the attempt is the practice's ref, so a
+    replay records nothing twice. Returns how many drills it graded. No query for a quiz
+    without drills (its questions are the caller's, prefetched)."""
+    keys = [q.key for q in attempt.quiz.questions.all() if q.is_drill]
+    if not keys:
+        return 0
+    states = practice_states(user=attempt.user, kind=PracticeState.Kind.DRILL, keys=keys)
+    results = {r["id"]: r for r in attempt.results}
+    graded = 0
+    for key in keys:
+        result = results.get(key)
+        if result is None:
+            continue
+        state = states.get(key)
+        failed = state is not None and state.last_grade is not None and state.last_grade < HARD
+        grade = practice_grade(
+            passed=result["points"] >= result["max_points"], failed_since_due=failed
+        )
+        practice_record(
+            user=attempt.user, kind=PracticeState.Kind.DRILL, key=key, ref=str(attempt.pk),
+            grade=grade, now=attempt.submitted_at,
+        )  # fmt: skip
+        graded += 1
+    return graded
 
 
 def checkpoint_score(*, quiz: Quiz, answers: Any) -> dict[str, Any]:
@@ -233,11 +279,15 @@ def checkpoint_score(*, quiz: Quiz, answers: Any) -> dict[str, Any]:
 
 
 def attempt_missed_cards(attempt: Attempt):
-    """Cards that teach the questions this attempt did not get full marks on."""
+    """Cards that teach the questions this attempt did not get full marks on, but those its
+    learner suspended: the re-learn set leaves them out, so its count and its queue agree."""
     from apps.decks.models import Card
+    from apps.study.selectors import suspended_ids
 
     missed = [r["id"] for r in attempt.results if r["points"] < r["max_points"]]
-    return Card.objects.filter(quiz_questions__key__in=missed).distinct().order_by("pk")
+    cards = list(Card.objects.filter(quiz_questions__key__in=missed).distinct().order_by("pk"))
+    suspended = suspended_ids(attempt.user_id, [c.pk for c in cards])
+    return [c for c in cards if c.pk not in suspended]
 
 
 def attempt_cards_requeue(*, user, attempt: Attempt) -> list[int]:

@@ -11,6 +11,7 @@ from apps.decks.selectors import visible_decks
 from apps.quizzes import scoring, selectors, services
 from apps.quizzes.forms import answers_from_form, question_fields, question_review
 from apps.quizzes.models import Attempt, Question, Quiz
+from apps.study import selectors as study_selectors
 from apps.study.services import checkpoint_answer_record
 
 
@@ -36,6 +37,7 @@ def quiz(request: HttpRequest, slug: str) -> HttpResponse:
         context["history"] = selectors.attempt_history(request.user, quiz)
         context["best"] = selectors.best_attempt(request.user, quiz)
         context["open_attempt"] = selectors.open_attempt(request.user, quiz)
+        context["drills"] = selectors.drill_schedule(request.user, quiz)
     return render(request, "quizzes/quiz.html", context)
 
 
@@ -55,7 +57,9 @@ def _taking_context(attempt: Attempt, quiz: Quiz, answers: dict) -> dict:
         "attempt": attempt,
         "quiz": quiz,
         "questions": [
-            question_fields(q, seed=seed, answer=answers.get(q.key), number=i)
+            question_fields(
+                q, seed=seed, answer=answers.get(q.key), number=i, draw_seed=attempt.seed
+            )
             for i, q in enumerate(questions, 1)
         ],
     }
@@ -128,11 +132,15 @@ def _result(request: HttpRequest, attempt: Attempt) -> HttpResponse:
         if not review["full"]
         for card in review["question"].cards.all()
     }
+    # "Review these" leaves out the cards the learner suspended; the button counts the same.
+    suspended = study_selectors.suspended_ids(request.user, missed_cards)
+    missed_cards = {pk: card for pk, card in missed_cards.items() if pk not in suspended}
     context = {
         "attempt": attempt,
         "quiz": quiz,
         "reviews": reviews,
         "missed_cards": list(missed_cards.values()),
+        "missed_suspended": len(suspended),
         "best": selectors.best_attempt(request.user, quiz),
     }
     return render(request, "quizzes/result.html", context)

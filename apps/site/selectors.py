@@ -21,7 +21,7 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import CARDS_IN_USE, Deck, Section
 from apps.quizzes.models import Attempt, Question, Quiz
-from apps.study import progress, scheduler
+from apps.study import interview, progress, scheduler
 from apps.study.models import CardState, ReviewLog, SectionProgress
 
 # --- stats -----------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def stats(user, now: datetime | None = None) -> Stats:
         "mature": (r["mature_passed"], r["mature"]),
         "all": (r["young_passed"] + r["mature_passed"], r["total"]),
     }
-    mastery = _mastery(user)
+    mastery = _mastery(user, now)
     streak, day = 0, today_local
     if not per_day.get(day):
         day -= timedelta(days=1)  # today's reviews may still be ahead; the streak holds
@@ -135,7 +135,7 @@ def stats(user, now: datetime | None = None) -> Stats:
     )
 
 
-def _mastery(user) -> list[SectionMastery]:
+def _mastery(user, now: datetime) -> list[SectionMastery]:
     sections = (
         Section.objects.filter(deck__is_published=True)
         .select_related("deck")
@@ -147,7 +147,7 @@ def _mastery(user) -> list[SectionMastery]:
         for row in CardState.objects.filter(user=user, card__retired_at=None)
         .values("card__section_id")
         .annotate(
-            learnt=Count("id", filter=progress.learned_q()),
+            learnt=Count("id", filter=progress.learned_q(now=now)),
             mature=Count("id", filter=progress.mature_q()),
         )
     }
@@ -215,10 +215,18 @@ class SectionStep:
     quiz_score: int | None  # best knowledge-check percent for this section's checks, if taken
     quiz_slug: str | None = None
     checkpoint_slug: str | None = None
+    checkpoint_answered: int = 0  # answered at least once, right or wrong
 
     @property
     def checkpoint_done(self) -> bool:
+        """Every checkpoint question was answered right at least once."""
         return self.checkpoint_questions > 0 and self.checkpoint_right >= self.checkpoint_questions
+
+    @property
+    def checkpoint_tried(self) -> bool:
+        """Every checkpoint question was answered, right or wrong: the path moves on (what was
+        wrong is taught by the section's cards and its knowledge check)."""
+        return self.checkpoint_answered >= self.checkpoint_questions
 
 
 @dataclass
@@ -227,14 +235,11 @@ class DeckPath:
     cards: int
     learned: int
     knowledge_checks: list  # (quiz, best percent or None), the deck's checks
-    next_label: str = ""
-    next_url: str = ""
 
 
-def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, DeckPath]:
-    """Each deck's sections with what the learner did (read, checkpoint answered right, cards
-    learned, knowledge-check score) and the one next step. Five queries whatever the size;
-    `due` is due_counts()' {deck id: {"due": n, "new": n}}."""
+def learning_path(user, decks: list[Deck]) -> dict[int, DeckPath]:
+    """Each deck's sections with what the learner did (read, checkpoint answered and answered
+    right, cards learned, knowledge-check score). Five queries whatever the size."""
     deck_ids = [d.pk for d in decks]
     sections = list(
         Section.objects.filter(deck_id__in=deck_ids)
@@ -242,7 +247,12 @@ def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, De
         .order_by("deck_id", "order", "id")
     )
     learned = dict(
-        CardState.objects.filter(progress.learned_q(), user=user, deck_id__in=deck_ids)
+        CardState.objects.filter(
+            progress.learned_q(now=timezone.now()),
+            user=user,
+            deck_id__in=deck_ids,
+            card__retired_at=None,
+        )
         .values("card__section_id")
         .annotate(n=Count("id"))
         .values_list("card__section_id", "n")
@@ -295,6 +305,7 @@ def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, De
         section.deck = by_deck[section.deck_id]
         done = done_by_section.get(section.pk)
         questions = keys.get(section.pk, set())
+        answered = set(done.checkpoint_answered) | set(done.checkpoint_right) if done else set()
         check = section_checks.get(section.pk)
         step = SectionStep(
             section=section,
@@ -303,6 +314,7 @@ def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, De
             read=bool(done and done.read_at),
             checkpoint_questions=len(questions),
             checkpoint_right=len(questions & set(done.checkpoint_right)) if done else 0,
+            checkpoint_answered=len(questions & answered),
             quiz_score=check[1] if check else None,
             quiz_slug=check[0].slug if check else None,
             checkpoint_slug=checkpoint_slug.get(section.pk),
@@ -311,33 +323,127 @@ def learning_path(user, decks: list[Deck], due: dict[int, dict]) -> dict[int, De
         path.sections.append(step)
         path.cards += step.cards
         path.learned += step.learned
-    for deck in decks:
-        _next_step(deck, paths[deck.pk], due.get(deck.pk, {"due": 0, "new": 0}))
     return paths
 
 
-def _next_step(deck: Deck, path: DeckPath, due: dict) -> None:
-    """Read the first unread section, then answer its checkpoint; with every section read, drill
-    what is due, then take the first knowledge check not passed yet."""
-    for step in path.sections:
-        number = f"{step.section.number:02d}"
-        if not step.read:
-            path.next_label = f"Read section {number}: {step.section.title}"
-            path.next_url = step.section.get_absolute_url()
-            return
-        if step.checkpoint_questions and not step.checkpoint_done:
-            path.next_label = f"Answer the checkpoint of section {number}: {step.section.title}"
-            path.next_url = f"{step.section.get_absolute_url()}#quiz-{step.checkpoint_slug}"
-            return
-    if due["due"] or due["new"]:
-        n = due["due"] + due["new"]
-        path.next_label = f"Review {n} card{'s' if n != 1 else ''} due today"
-        path.next_url = reverse("study:review-deck", args=[deck.slug])
-        return
-    for check, best in path.knowledge_checks:
-        if best is None or best < 100 * float(check.pass_mark):
-            path.next_label = f"Take the knowledge check: {check.title}"
-            path.next_url = reverse("quizzes:quiz", args=[check.slug])
-            return
-    path.next_label = f"Cram {deck.title} (nothing due until tomorrow)"
-    path.next_url = reverse("study:cram", args=[deck.slug])
+# --- the one next step (home and the study index) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something the learner can do now: what a button or a link says, and where it goes."""
+
+    kind: str  # "due", "interview", "read", "checkpoint", "new", "quiz", "cram"
+    label: str
+    url: str
+
+
+@dataclass
+class NextActions:
+    """The one primary action and the others worth a link, most pressing first."""
+
+    primary: Action | None
+    others: list[Action]
+
+
+def interview_action(user, now: datetime | None = None) -> Action | None:
+    """The interview's step for today, from study's interview selectors (the one place the next
+    step asks them): the plan's cards left today beyond SM-2's due ones, which come first anyway;
+    None without a date or with nothing planned left. Inside `interview.one_plan()` the plan is
+    built once per request; with no interview date, no query beyond the profile."""
+    step = interview.next_step(user, now)
+    if step is None:
+        return None
+    left = len(interview.planned_today(user, now))
+    if not left:
+        return None
+    when = (
+        "today" if step["days"] == 0 else f"in {step['days']} day{'s' if step['days'] != 1 else ''}"
+    )
+    label = f"Study {left} card{'s' if left != 1 else ''} for your interview ({when})"
+    return Action("interview", label, reverse("study:plan"))
+
+
+def next_actions(
+    decks: list[Deck],
+    due: dict[int, dict],
+    paths: dict[int, DeckPath],
+    *,
+    interview: Action | None,
+    has_plan: bool = False,
+) -> NextActions:
+    """The learner's next step, in this order: cards due today (SM-2 serves what is due), then
+    the interview plan's cards, then the next section (read it, then answer its checkpoint),
+    then new cards, then a knowledge check not passed yet; with nothing left, cram. `due` is
+    due_counts()' {deck id: {"due": n, "new": n}}; `interview` is interview_action()'s, and with
+    `has_plan` (an interview date ahead) and nothing planned left a link to the plan comes last.
+    No query."""
+    actions: list[Action] = []
+    due_total = sum(due.get(d.pk, {}).get("due", 0) for d in decks)
+    new_total = sum(due.get(d.pk, {}).get("new", 0) for d in decks)
+    if due_total:
+        actions.append(
+            Action("due", f"Review {_cards(due_total)} due today", _review_url(decks, due, "due"))
+        )
+    if interview is not None:
+        actions.append(interview)
+    section = _next_section(decks, paths)
+    if section is not None:
+        actions.append(section)
+    if new_total:
+        actions.append(
+            Action(
+                "new",
+                f"Learn {new_total} new card{'s' if new_total != 1 else ''} today",
+                _review_url(decks, due, "new"),
+            )
+        )
+    quiz = _next_quiz(decks, paths)
+    if quiz is not None:
+        actions.append(quiz)
+    if not actions and decks:
+        deck = decks[0]
+        label = f"Cram {deck.title} (nothing due until tomorrow)"
+        actions.append(Action("cram", label, reverse("study:cram", args=[deck.slug])))
+    if has_plan and interview is None:
+        actions.append(Action("plan", "Your interview plan", reverse("study:plan")))
+    return NextActions(actions[0] if actions else None, actions[1:])
+
+
+def _cards(n: int) -> str:
+    return f"{n} card{'s' if n != 1 else ''}"
+
+
+def _review_url(decks: list[Deck], due: dict[int, dict], key: str) -> str:
+    """The review page of the one deck with such cards, or of every deck when several have."""
+    with_cards = [d for d in decks if due.get(d.pk, {}).get(key)]
+    if len(with_cards) == 1:
+        return reverse("study:review-deck", args=[with_cards[0].slug])
+    return reverse("study:review")
+
+
+def _next_section(decks: list[Deck], paths: dict[int, DeckPath]) -> Action | None:
+    """The first section not read, or read with a checkpoint question never answered."""
+    for deck in decks:
+        path = paths.get(deck.pk)
+        for step in path.sections if path else ():
+            number = f"{step.section.number:02d}"
+            if not step.read:
+                label = f"Read section {number}: {step.section.title}"
+                return Action("read", label, step.section.get_absolute_url())
+            if step.checkpoint_questions and not step.checkpoint_tried:
+                label = f"Answer the checkpoint of section {number}: {step.section.title}"
+                url = f"{step.section.get_absolute_url()}#quiz-{step.checkpoint_slug}"
+                return Action("checkpoint", label, url)
+    return None
+
+
+def _next_quiz(decks: list[Deck], paths: dict[int, DeckPath]) -> Action | None:
+    """The first knowledge check, in lesson order, not passed yet."""
+    for deck in decks:
+        path = paths.get(deck.pk)
+        for check, best in path.knowledge_checks if path else ():
+            if best is None or best < 100 * float(check.pass_mark):
+                label = f"Take the knowledge check: {check.title}"
+                return Action("quiz", label, reverse("quizzes:quiz", args=[check.slug]))
+    return None

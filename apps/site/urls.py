@@ -1,8 +1,8 @@
 """Every page the site composes, mounted at the root by config/urls.py: the home page, the deck
 and section pages (they keep their names `decks:deck` and `decks:section`), and study/ (study's
-own pages plus the stats page, which keeps its name `study:stats`: it shows the quizzes'
-knowledge checks beside study's figures, so it is composed here, and study's urls.py cannot
-import it)."""
+own pages plus its index and the stats page, which keep their names `study:index` and
+`study:stats`: they show the quizzes' checkpoints and knowledge checks beside study's figures,
+so they are composed here, and study's urls.py cannot import them)."""
 
 from django.urls import include, path
 
@@ -13,7 +13,11 @@ deck_patterns = [
     path("<slug:slug>/", views.deck, name="deck"),
     path("<slug:deck_slug>/<slug:section_slug>/", views.section, name="section"),
 ]
-study_patterns = [path("stats/", views.stats, name="stats"), *study_urls.urlpatterns]
+study_patterns = [
+    path("", views.study_index, name="index"),
+    path("stats/", views.stats, name="stats"),
+    *study_urls.urlpatterns,
+]
 
 urlpatterns = [
     path("", views.home, name="home"),

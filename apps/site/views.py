@@ -11,29 +11,67 @@ from django.template import loader
 from apps.accounts.models import profile_for
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
+from apps.exercises import selectors as exercise_selectors
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, charts, fitting, interview, progress, tasks
+from apps.study import browse, charts, fitting, interview, progress, queue, tasks
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
 
+@interview.one_plan()  # the interview's step and the plan counts: one plan
 def home(request: HttpRequest) -> HttpResponse:
     decks = list(deck_selectors.deck_list(request.user))
     context = {"decks": decks}
     if request.user.is_authenticated:
-        counts = study_selectors.due_counts(
-            request.user, card_counts={item.pk: item.card_count for item in decks}
-        )
-        for item in decks:
-            item.study = counts.get(item.pk, {"due": 0, "new": 0})
-        context["interview"] = interview.next_step(request.user)
-        paths = selectors.learning_path(request.user, decks, counts)
-        for item in decks:
-            item.path = paths[item.pk]
+        context |= _study_state(request.user, decks)
     context["formulas"] = progress.FORMULAS
     return render(request, "site/home.html", context)
+
+
+def _study_state(user, decks: list) -> dict:
+    """Each deck's counts and path, and the one next step over all of them (home and the study
+    index show the same)."""
+    counts = study_selectors.due_counts(
+        user, card_counts={item.pk: item.card_count for item in decks}
+    )
+    paths = selectors.learning_path(user, decks)
+    for item in decks:
+        item.due = item.study = counts.get(item.pk, {"due": 0, "new": 0})
+        item.path = paths[item.pk]
+    step, date = selectors.interview_action(user), interview.next_step(user)
+    actions = selectors.next_actions(
+        decks, counts, paths, interview=step, has_plan=date is not None
+    )
+    return {"next": actions, "interview": date}
+
+
+@login_required
+@interview.one_plan()
+def study_index(request: HttpRequest) -> HttpResponse:
+    """Study home: the one next step, each deck with what is due today, and the ways in."""
+    decks = list(deck_selectors.deck_list(request.user))
+    context = _study_state(request.user, decks)
+    total = {
+        "due": sum(d.due["due"] for d in decks),
+        "new": sum(d.due["new"] for d in decks),
+    }
+    if profile_for(request.user).interview_date is not None:
+        # What the queue serves "for your interview" after the due and new cards, plus the plan's
+        # new cards it does not serve (past the daily new-card limit): the plan page's, as the
+        # review page's done screen says. One plan for both.
+        to_study = queue.queue(request.user)
+        ip = interview.interview_plan(request.user, to_study.now)
+        served = {item.card.pk for item in to_study.items if item.kind == "new"}
+        total["plan_new"] = sum(cid not in served for cid in ip.new_today) if ip else 0
+        total["plan"] = to_study.counts.get("plan", 0) + total["plan_new"]
+    context |= {
+        "decks": decks,
+        "total": total,
+        "suspended": study_selectors.suspended_cards(request.user),
+    }
+    return render(request, "site/study.html", context)
 
 
 def deck(request: HttpRequest, slug: str) -> HttpResponse:
@@ -58,6 +96,7 @@ def section(request: HttpRequest, deck_slug: str, section_slug: str) -> HttpResp
         "previous": previous,
         "following": following,
         **section_quiz_blocks(quiz_selectors.section_quizzes(section)),
+        "section_exercises": exercise_selectors.section_exercises(request.user, section),
     }
     return render(request, "site/section.html", context)
 
@@ -71,20 +110,24 @@ def stats(request: HttpRequest) -> HttpResponse:
     # parameters shows the defaults until then), from the same two queries.
     calibration, fit_due = fitting.calibration_and_fit_due(request.user)
     tasks.memory_fit_enqueue(request.user, due=fit_due)
-    heatmap = charts.year_heatmap(data.per_day, data.today)
     labels = [
         "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
         for i in range(30)
     ]
-    forecast = charts.bar_chart(data.forecast, labels)
+    axes = {"x_label": "day", "y_label": "cards due"}
+    # A laptop's chart and a phone's, each drawn at one unit to the pixel (the page shows one).
+    heatmap = charts.year_heatmap(data.per_day, data.today)
+    heatmap_narrow = charts.year_heatmap(data.per_day, data.today, weeks=25)
+    forecast = charts.bar_chart(data.forecast, labels, **axes)
+    forecast_narrow = charts.bar_chart(data.forecast, labels, width=340, **axes)
     retention = {
         name: {"passed": p, "reviewed": n, "pct": round(100 * p / n) if n else None}
         for name, (p, n) in data.retention.items()
     }
     context = {
         "stats": data,
-        "heatmap": heatmap,
-        "forecast": forecast,
+        "heatmaps": [(heatmap, "wide"), (heatmap_narrow, "narrow")],
+        "forecasts": [(forecast, "wide"), (forecast_narrow, "narrow")],
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
@@ -93,6 +136,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
         "formulas": progress.FORMULAS,
+        "exercises": exercise_selectors.exercise_figures(request.user),
     }
     return render(request, "site/stats.html", context)
 
@@ -116,10 +160,11 @@ def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """400 for a request Django itself refused (too large a form, a host not allowed). Like the
     500 page, rendered without context processors or static tags: the request is suspect."""
-    message = "The request could not be read: it may be too large or malformed."
+    message = getattr(exception, "sentence", None)
     if request.path.startswith("/api/"):
+        message = message or "The request could not be read: it may be too large or malformed."
         return JsonResponse({"detail": message, "error": message}, status=400)
-    return HttpResponse(loader.get_template("400.html").render(), status=400)
+    return HttpResponse(loader.get_template("400.html").render({"message": message}), status=400)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

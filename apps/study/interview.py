@@ -287,6 +287,7 @@ def plan_review_record(
         pass
     try:
         with transaction.atomic():
+            services.learner_lock(user)  # as a grade: an undo in flight sees this log whole
             row = CardState.objects.select_for_update().get(user=user, card=card)
             if row.suspended:
                 raise services.CardSuspended(

@@ -71,7 +71,7 @@ def member_study(
 
 
 def _add_states(members: dict[int, MemberStudy], deck: Deck, *, user_ids, now: datetime) -> None:
-    learned_q = progress.learned_q() & Q(card__retired_at=None)  # retired: in neither count
+    learned_q = progress.learned_q(now=now) & Q(card__retired_at=None)  # retired: in neither count
     rows = (
         CardState.objects.filter(user_id__in=user_ids, deck=deck)
         .values("user_id", "card__section_id")
@@ -155,7 +155,9 @@ def streak(days: set[date], today: date) -> int:
     return streak
 
 
-def least_learned_cards(deck: Deck, *, user_ids: list[int], count: int) -> list[Card]:
+def least_learned_cards(
+    deck: Deck, *, user_ids: list[int], count: int, now: datetime
+) -> list[Card]:
     """The `count` cards of `deck` that the fewest of `user_ids` have learned, each with
     `learners` (how many of them have), in the deck's order among equals. One query."""
     # The learners' learned states are joined ON the condition, so the join touches only their
@@ -170,7 +172,7 @@ def least_learned_cards(deck: Deck, *, user_ids: list[int], count: int) -> list[
                     # FilteredRelation takes no subquery; [0] keeps SQL valid with no learners.
                     states__user_id__in=list(user_ids) or [0],
                 )
-                & progress.learned_q("states__"),
+                & progress.learned_q("states__", now=now),
             ),
             learners=Count("learned_states"),
         )

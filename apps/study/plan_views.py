@@ -43,10 +43,22 @@ def _context(request, notice: str = "") -> dict:
         for key, now in p.now.sections.items()
     ]
     context |= {
-        "chart": charts.paired_bar_chart(planned, done, labels),
-        # A label a week (two weeks and more on long plans), on today's bar: 20 px a day holds
-        # no "26 Nov" per day, and a week back from today is the first bar.
-        "chart_every": PAST_DAYS * max(1, round(len(days) / 8 / PAST_DAYS)),
+        # A laptop's chart and a phone's (the page shows one); day labels counted from today.
+        "charts": [
+            (
+                charts.paired_bar_chart(
+                    planned,
+                    done,
+                    labels,
+                    width=width,
+                    anchor=PAST_DAYS,
+                    x_label="day",
+                    y_label="reviews",
+                ),
+                size,
+            )
+            for width, size in ((640, "wide"), (340, "narrow"))
+        ],  # fmt: skip
         "planned_total": sum(planned[PAST_DAYS:]),
         "sections": sections,
         "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections[:3]],

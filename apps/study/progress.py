@@ -3,8 +3,10 @@ person or an API client reads them (the stats page, the home page's path, the te
 CSV and the API). Each is defined once here; the pages print `FORMULAS` beside the figures.
 The figures of many learners at once (a team's members) are `apps.study.members`'s, built on these.
 
-- A card is **learned** when the learner's schedule counts at least one successful review since
-  its last lapse (``repetitions >= 1``): graded 3 or more and not failed since.
+- A card is **learned** when its SM-2 repetitions are at least 2 (two successful reviews in a row
+  since its last lapse: it came back a day later and was recalled) and it is not overdue by more
+  than 7 days (`LEARNED_OVERDUE_DAYS`): a card left unreviewed that long is no longer counted on.
+  docs/using.md states the same; every page, the CSV and the API count it through `learned_q`.
 - A card is **mature** when its interval is 21 days or more.
 - **Retention** is the share of reviews graded 3 or more, over the reviews of cards that were
   due (ReviewLog kind "review": not first sightings of new cards, nor same-day re-drills; undone
@@ -24,13 +26,15 @@ from django.db.models import Q
 from apps.study import scheduler
 from apps.study.models import MATURE_DAYS, ReviewLog
 
-LEARNED_MIN_REPETITIONS = 1
+LEARNED_MIN_REPETITIONS = 2
+LEARNED_OVERDUE_DAYS = 7
 RETENTION_DAYS = 30
 WEIGHTS = {"learned": 0.5, "knowledge": 0.3, "retention": 0.2}
 
 FORMULAS = {
-    "learned": "a card is learned once you grade it 3 or more, until you fail it again "
-    "(SM-2 repetitions ≥ 1)",
+    "learned": f"a card is learned once its SM-2 repetitions are {LEARNED_MIN_REPETITIONS} or "
+    "more (recalled on two reviews in a row, a day or more apart, and not failed since) and it "
+    f"is not overdue by more than {LEARNED_OVERDUE_DAYS} days",
     "mature": f"a card is mature when its interval is {MATURE_DAYS} days or more",
     "retention": f"reviews graded 3+ ÷ reviews of cards that were due, last {RETENTION_DAYS} "
     "days (first sightings of new cards and same-day re-drills aside); — when there were none",
@@ -39,9 +43,13 @@ FORMULAS = {
 }
 
 
-def learned_q(prefix: str = "") -> Q:
-    """CardState rows that count as learned (`prefix` for a relation, e.g. "states__")."""
-    return Q(**{f"{prefix}repetitions__gte": LEARNED_MIN_REPETITIONS})
+def learned_q(prefix: str = "", *, now: datetime) -> Q:
+    """CardState rows that count as learned at `now` (`prefix` for a relation, e.g.
+    "states__")."""
+    return Q(**{
+        f"{prefix}repetitions__gte": LEARNED_MIN_REPETITIONS,
+        f"{prefix}due_at__gte": now - timedelta(days=LEARNED_OVERDUE_DAYS),
+    })  # fmt: skip
 
 
 def mature_q(prefix: str = "") -> Q:

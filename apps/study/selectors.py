@@ -16,6 +16,7 @@ from django.db.models import (
     Exists,
     OuterRef,
     Q,
+    QuerySet,
     Sum,
     Value,
 )
@@ -25,7 +26,7 @@ from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import visible_decks
 from apps.study import queue_sql, scheduler
-from apps.study.models import CardState, ReviewLog
+from apps.study.models import CardState, ReviewLog, SectionProgress
 from apps.study.queue_sql import CountOf
 
 
@@ -99,6 +100,16 @@ def suspended_cards(user, limit: int = 200) -> list[CardState]:
         CardState.objects.filter(user=user, suspended=True)
         .select_related("card", "card__deck")
         .order_by("card__deck__title", "card_id")[:limit]
+    )
+
+
+def suspended_ids(user, card_ids) -> set[int]:
+    """Which of `card_ids` the learner suspended (a quiz's "review these" leaves them out, as
+    the review of its set does). One query."""
+    return set(
+        CardState.objects.filter(user=user, suspended=True, card_id__in=list(card_ids)).values_list(
+            "card_id", flat=True
+        )
     )
 
 
@@ -184,3 +195,23 @@ def session_summary(user, since: datetime) -> SessionSummary:
 
 
 # --- stats -----------------------------------------------------------------------------------
+
+
+def cards_started(user, card_ids) -> set[int]:
+    """Which of `card_ids` the learner has begun (has a schedule for). One query; for apps above
+    study that pace their own items by the cards they build on (exercises)."""
+    return set(
+        CardState.objects.filter(user=user, card_id__in=list(card_ids)).values_list(
+            "card_id", flat=True
+        )
+    )
+
+
+def deck_study_rows(deck: Deck) -> dict[str, QuerySet]:
+    """Every learner's study rows of `deck` (what deleting it deletes): their card states,
+    review logs and read sections, by name."""
+    return {
+        "states": CardState.objects.filter(deck=deck),
+        "reviews": ReviewLog.objects.filter(card__deck=deck),
+        "sections": SectionProgress.objects.filter(section__deck=deck),
+    }

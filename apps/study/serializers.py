@@ -3,7 +3,7 @@ from rest_framework import serializers
 
 from apps.study import scheduler
 from apps.study.scheduler import CardSchedule
-from config.limits import StrictUUIDField
+from config.limits import JSONBooleanField, StrictUUIDField
 
 
 @extend_schema_field({"type": "integer", "minimum": 0, "maximum": 5})
@@ -45,7 +45,7 @@ class ReviewCreateSerializer(serializers.Serializer):
     duration_ms = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**31 - 1
     )
-    for_interview = serializers.BooleanField(
+    for_interview = JSONBooleanField(
         required=False,
         default=False,
         help_text="A card the queue lists for your interview: if SM-2 has not made it due, the"
@@ -158,7 +158,7 @@ class QueueSerializer(serializers.Serializer):
 
 
 class CardStatePatchSerializer(serializers.Serializer):
-    suspended = serializers.BooleanField(
+    suspended = JSONBooleanField(
         help_text="true takes the card out of your queue (its schedule is kept);"
         " false puts it back."
     )

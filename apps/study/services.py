@@ -10,8 +10,9 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
@@ -50,6 +51,10 @@ class NothingToUndo(StudyError):
 
 class ClientIdReused(StudyError):
     status = 409
+
+
+class CardGone(StudyError):
+    status = 404
 
 
 def grade_check(grade: object) -> int:
@@ -118,6 +123,10 @@ def review_record(
             replayed = _replay(user, client_id, card, grade)
             if replayed is not None:
                 return replayed, False
+            if not Card.all_objects.filter(pk=card.pk).exists():  # its deck was deleted
+                raise CardGone(
+                    f"card {card.slug} was deleted while it was graded; nothing was recorded"
+                ) from None
             if attempt == 2:
                 raise
         except StudyError:
@@ -137,7 +146,29 @@ def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
     log.save(force_insert=True)
 
 
+def learner_lock(user) -> None:
+    """Serialise this learner's grades and undos until the transaction ends: an undo must see
+    every grade committed before it, and a grade the state an undo restored, or the undo restores
+    a state older than an acknowledged review (or deletes the state that review left). One row
+    lock on the learner (FOR NO KEY UPDATE on PostgreSQL, so rows that merely reference the user
+    are still inserted freely; SQLite serialises writers anyway)."""
+    users = get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk)
+    list(users.values_list("pk"))
+
+
+def deck_learners_lock(deck) -> None:
+    """learner_lock for every learner with a state or a review in `deck`, in id order (as two
+    such calls lock): what deleting the deck does first, so a grade or an undo in flight ends
+    before, and one that comes later finds its card gone."""
+    rows = Q(pk__in=CardState.objects.filter(deck=deck).values("user")) | Q(
+        pk__in=ReviewLog.objects.filter(card__deck=deck).values("user")
+    )
+    users = get_user_model().objects.filter(rows).order_by("pk").select_for_update(no_key=True)
+    list(users.values_list("pk"))
+
+
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
+    learner_lock(user)
     # Locked until the transaction ends (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises
     # writers), so two grades of one card apply one after the other.
     row = CardState.objects.select_for_update().filter(user=user, card=card).first()
@@ -214,6 +245,7 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
     """Undo the user's latest review that is not undone yet, among their last 30, restoring the
     card's schedule from before it. Returns the undone log."""
     now = now or timezone.now()
+    learner_lock(user)  # a grade in flight commits first, so its log is the one undone
     # Each log is claimed before its state is restored, so two undo presses at once undo two
     # reviews, never one review twice: the one that loses the claim takes the next log.
     for _ in range(UNDO_DEPTH):
@@ -319,14 +351,19 @@ def section_read(*, user, section) -> None:
 
 
 def checkpoint_answer_record(*, user, section, key: str, right: bool) -> None:
-    """A checkpoint question answered on the section page; right answers count towards the
-    checkpoint being done. Racing tabs lose nothing: the row is locked while its keys change."""
-    if not right:
-        return
+    """A checkpoint question answered on the section page: answered (the checkpoint is done once
+    each question was), and right when it was. Racing tabs lose nothing: the row is locked while
+    its keys change."""
     with transaction.atomic():
         progress, _ = SectionProgress.objects.select_for_update().get_or_create(
             user=user, section=section
         )
-        if key not in progress.checkpoint_right:
+        fields = []
+        if key not in progress.checkpoint_answered:
+            progress.checkpoint_answered = [*progress.checkpoint_answered, key]
+            fields.append("checkpoint_answered")
+        if right and key not in progress.checkpoint_right:
             progress.checkpoint_right = [*progress.checkpoint_right, key]
-            progress.save(update_fields=["checkpoint_right"])
+            fields.append("checkpoint_right")
+        if fields:
+            progress.save(update_fields=fields)

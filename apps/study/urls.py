@@ -4,7 +4,6 @@ from apps.study import plan_views, views
 
 app_name = "study"
 urlpatterns = [
-    path("", views.index, name="index"),
     path("review/", views.review, name="review"),
     path("review/undo/", views.undo, name="undo"),
     path("review/more-new-cards/", views.learn_more, name="learn-more"),

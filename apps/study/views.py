@@ -19,8 +19,8 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from apps.accounts.models import profile_for
-from apps.decks.models import Card, Deck
-from apps.decks.selectors import deck_list, visible_decks
+from apps.decks.models import Card, Deck, Section
+from apps.decks.selectors import visible_decks
 from apps.study import browse, interview, queue, scheduler, selectors, services
 from apps.study.forms import BrowseForm, MoreNewCardsForm
 from apps.study.queue import QueueItem
@@ -48,18 +48,30 @@ def _deck(user, slug: str | None) -> Deck | None:
     return deck
 
 
+def _session_scope(request) -> str:
+    """What is being reviewed: the deck (all decks: "") and the card set of a "review these"."""
+    deck = request.resolver_match.kwargs.get("deck_slug") if request.resolver_match else None
+    return f"{deck or request.POST.get('deck') or ''}|{request.GET.get('cards', '')}"
+
+
 def _session_start(request, *, fresh: bool) -> datetime:
-    """When this study session began; a full page load after an hour's pause starts a new one."""
+    """When this study session began: a full page load after an hour's pause, or of another
+    deck or card set (a quiz's "review these" after the day's queue), starts a new one, so the
+    summary counts this session's reviews, not the day's."""
     now = timezone.now()
     saved = request.session.get(SESSION_KEY) or {}
+    scope = _session_scope(request)
     since = datetime.fromisoformat(saved["since"]) if saved.get("since") else None
     last = datetime.fromisoformat(saved["last"]) if saved.get("last") else None
-    if since is None or (fresh and (last is None or now - last > SESSION_IDLE)):
+    stale = last is None or now - last > SESSION_IDLE or saved.get("scope") != scope
+    if since is None or (fresh and stale):
         since = last = None
     # Saved at most once a minute: a session row UPDATE per card would be most of a review.
     if last is None or now - last > timedelta(minutes=1):
         since = since or now
-        request.session[SESSION_KEY] = {"since": since.isoformat(), "last": now.isoformat()}
+        request.session[SESSION_KEY] = {
+            "since": since.isoformat(), "last": now.isoformat(), "scope": scope,
+        }  # fmt: skip
     return since
 
 
@@ -113,10 +125,15 @@ def _review_context(
     else:
         to_study = queue.queue(request.user, deck, size=1, avoid=avoid)
     item = item or to_study.next
-    summary = None
+    summary = today = None
     if done is None or item is None:
         summary = selectors.session_summary(request.user, since)
         done = summary.reviews
+    if item is None and summary.reviews:
+        # The day's figures beside the session's, each labelled (one query, at the end only).
+        today = selectors.session_summary(
+            request.user, scheduler.day_start(to_study.now, to_study.zone)
+        )
     remaining = to_study.total
     grade_url = reverse("study:review-deck", args=[deck.slug]) if deck else reverse("study:review")
     undo_url = reverse("study:undo")
@@ -129,6 +146,8 @@ def _review_context(
         "item": item,
         "notice": notice,
         "summary": summary,
+        "since": since,
+        "today": today,
         "done": done,
         "remaining": remaining,
         "progress_max": done + remaining,
@@ -187,34 +206,6 @@ def _back_to_review(request, *, notice: str, after: Card):
 def _render_review(request, context):
     template = "study/review.html#review" if request.htmx else "study/review.html"
     return render(request, template, context)
-
-
-@login_required
-def index(request):
-    """Study home: each deck with what is due today, and the ways in."""
-    decks = list(deck_list(request.user))
-    counts = selectors.due_counts(
-        request.user, card_counts={deck.pk: deck.card_count for deck in decks}
-    )
-    for deck in decks:
-        deck.due = counts.get(deck.pk, {"due": 0, "new": 0})
-    total = {
-        "due": sum(d.due["due"] for d in decks),
-        "new": sum(d.due["new"] for d in decks),
-    }
-    if profile_for(request.user).interview_date is not None:
-        # What the queue serves "for your interview" after the due and new cards, plus the plan's
-        # new cards it does not serve (past the daily new-card limit): the plan page's, as the
-        # review page's done screen says. One plan for both.
-        with interview.one_plan():
-            to_study = queue.queue(request.user)
-            ip = interview.interview_plan(request.user, to_study.now)
-        served = {item.card.pk for item in to_study.items if item.kind == "new"}
-        total["plan_new"] = sum(cid not in served for cid in ip.new_today) if ip else 0
-        total["plan"] = to_study.counts.get("plan", 0) + total["plan_new"]
-    suspended = selectors.suspended_cards(request.user)
-    context = {"decks": decks, "total": total, "suspended": suspended}
-    return render(request, "study/index.html", context)
 
 
 @login_required
@@ -322,16 +313,18 @@ def suspend(request, card_id: int):
     if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         back = reverse("study:index")
     if request.htmx:
-        return HttpResponseClientRedirect(back) if not suspended else _suspended_next(request)
+        return HttpResponseClientRedirect(back) if not suspended else _suspended_next(request, card)
     return redirect(back)
 
 
-def _suspended_next(request):
+def _suspended_next(request, card: Card):
+    """The next card, under a notice that says where suspended cards are and offers to undo."""
     deck = _deck(request.user, request.POST.get("deck"))
     since = _session_start(request, fresh=False)
     notice = "Card suspended: it stays out of your queue until you unsuspend it."
     done = _count(request.POST.get("done"))
     context = _review_context(request, deck, since=since, notice=notice, done=done)
+    context["suspended_card"] = card
     return _render_review(request, context)
 
 
@@ -380,6 +373,14 @@ def browse_page(request):
     else:
         error = form.error_text()
     decks = list(visible_decks(request.user).order_by("title").only("slug", "title"))
+    deck_slug = form.cleaned_data.get("deck") if form.is_valid() else None
+    sections = (
+        Section.objects.filter(deck__in=decks)
+        .select_related("deck")
+        .only("slug", "title", "order", "deck__slug", "deck__title")
+    )
+    if deck_slug:  # the chosen deck's sections only
+        sections = sections.filter(deck__slug=deck_slug)
     query = request.GET.copy()
     query.pop("page", None)
     context = {
@@ -387,6 +388,7 @@ def browse_page(request):
         "page": page,
         "error": error,
         "decks": decks,
+        "sections": list(sections.order_by("deck__title", "order")),
         "query": query.urlencode(),
     }
     template = "study/browse.html#results" if request.htmx else "study/browse.html"

@@ -68,6 +68,7 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
                 "retention": _share(avg.retention),
                 "streak_days": round(avg.streak_days, 2),
                 "knowledge_check": _share(avg.knowledge),
+                "exercises_passed": round(avg.exercises_passed, 2),
             },
         },
         "sections": [
@@ -99,6 +100,7 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
                 "knowledge_checks": {
                     q.slug: _share(m.knowledge_checks.get(q.pk)) for q in progress.knowledge_checks
                 },
+                "exercises_passed": m.exercises_passed,
                 "last_active": m.last_active,
                 "interview_date": m.interview_date,
                 "interview_recall": _share(m.interview_recall),

@@ -1,12 +1,13 @@
 """Reads shared by the team pages, the CSV export and the API.
 
-`team_progress` issues a fixed number of queries (eight) whatever the team and deck size: every
+`team_progress` issues a fixed number of queries (ten) whatever the team and deck size: every
 figure comes from an aggregate grouped by member (and section, or local day), never from a loop
 over members. Teams composes what the apps that own the figures provide: *learned*, *retention*
 and *readiness* are apps.study.progress's, the same as on the learner's stats page; the study
 figures per member (cards learned per section, due backlog, reviews in the last 7 / 30 local
 days, retention, streak, the least learned cards) are apps.study.members's; the knowledge-check
-scores per member are apps.quizzes.selectors's. The dashboard page explains each definition.
+scores per member are apps.quizzes.selectors's, the code exercises passed apps.exercises'. The
+dashboard page explains each definition.
 
 - *Mastery* of a section: the share of its cards the member has learned.
 - *Readiness*: `apps.study.progress.readiness` (0.5 x overall mastery + 0.3 x knowledge check +
@@ -35,6 +36,7 @@ from django.utils import timezone
 
 from apps.charts.geometry import heat_level
 from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
+from apps.exercises import selectors as exercises
 from apps.quizzes import selectors as quizzes
 from apps.study import members as study_members
 from apps.study import progress
@@ -126,6 +128,7 @@ class MemberFigures:
     # The interview plan (apps.study.interview.interview_readiness): None without a date.
     interview_date: date | None = None
     interview_recall: float | None = None
+    exercises_passed: int = 0  # the deck's code exercises with a passing Submit
 
 
 @dataclass
@@ -143,6 +146,23 @@ class TeamAverages:
     streak_days: float
     knowledge: float
     readiness: float
+    exercises_passed: float = 0.0
+    hidden: int = 0  # hidden members among the counted ones (their rows are not shown)
+
+    @property
+    def label(self) -> str:
+        """What the averages are over, for the CSV's row: "team average (3 members, 1 of them
+        hidden)", or, with the one hidden member left out, "team average (2 members; 1 hidden
+        member left out so the average cannot give them away)"."""
+        members = f"{self.counted} member{'s' if self.counted != 1 else ''}"
+        if self.left_out:
+            return (
+                f"team average ({members}; {self.left_out} hidden member left out"
+                " so the average cannot give them away)"
+            )
+        if self.hidden:
+            return f"team average ({members}, {self.hidden} of them hidden)"
+        return f"team average ({members})"
 
 
 @dataclass
@@ -162,6 +182,7 @@ class TeamProgress:
     members: list[MemberFigures]  # every member; use `visible_rows` before showing rows
     weakest: list[WeakCard]
     card_count: int
+    exercise_count: int = 0  # the deck's live code exercises
 
     @property
     def member_count(self) -> int:
@@ -202,6 +223,8 @@ class TeamProgress:
             streak_days=sum(m.streak_days for m in counted) / n,
             knowledge=sum(m.knowledge for m in counted) / n,
             readiness=sum(m.readiness for m in counted) / n,
+            exercises_passed=sum(m.exercises_passed for m in counted) / n,
+            hidden=sum(1 for m in counted if m.hidden and m.user_id != viewer_id),
         )
 
 
@@ -225,6 +248,7 @@ SORT_KEYS = {
     "retention": lambda m: -1 if m.retention is None else m.retention,
     "streak": lambda m: m.streak_days,
     "knowledge": lambda m: m.knowledge,
+    "exercises": lambda m: m.exercises_passed,
     "last_active": lambda m: m.last_active or datetime.min.replace(tzinfo=UTC),
 }
 DEFAULT_SORT = "-readiness"
@@ -289,7 +313,7 @@ def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tu
 def team_progress(
     team: Team, *, now: datetime | None = None, viewer_id: int | None = None
 ) -> TeamProgress:
-    """Every figure of the team dashboard. Computed in eight queries (nine when a member has an
+    """Every figure of the team dashboard. Computed in ten queries (eleven when a member has an
     interview date) whatever the team or deck size, and kept in the shared cache for
     `progress_cache_seconds()` under a key that changes with the team's membership and the
     deck's content (one query to check): a lead's dashboard shows figures "as of"
@@ -362,12 +386,16 @@ def _compute_team_progress(
         plan = plans[member.user_id]
         member.interview_date, member.interview_recall = plan.interview_date, plan.predicted_recall
 
+    exercise_count, passed = exercises.member_exercises(deck, user_ids=member_ids)  # two more
+    for member in members:
+        member.exercises_passed = passed.get(member.user_id, 0)
+
     counted_ids = [m.user_id for m in _counted_for(members, viewer_id)]
     n = len(counted_ids) or 1
     weakest = [
         WeakCard(card=card, learners=card.learners, share=card.learners / n)
         for card in study_members.least_learned_cards(
-            deck, user_ids=counted_ids, count=WEAKEST_COUNT
+            deck, user_ids=counted_ids, count=WEAKEST_COUNT, now=now
         )
     ]  # query 8 (or 9)
     return TeamProgress(
@@ -379,6 +407,7 @@ def _compute_team_progress(
         members=members,
         weakest=weakest,
         card_count=card_count,
+        exercise_count=exercise_count,
     )
 
 

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from apps.decks.models import Deck
 from apps.decks.serializers import JSONCharField, SlugTextField
+from apps.study import progress
 from apps.teams.services import INVITE_MAX_USES, NAME_MAX
 
 
@@ -83,7 +84,7 @@ class MemberProgressSerializer(serializers.Serializer):
     )
     mastery_overall = serializers.FloatField(help_text="Share of the deck's cards learned.")
     cards_learned = serializers.IntegerField(
-        help_text="Cards learned: SM-2 repetitions >= 1 (graded 3+ and not failed since)."
+        help_text=f"Cards learned: {progress.FORMULAS['learned']}."
     )
     due_backlog = serializers.IntegerField(help_text="Cards due now (suspended aside).")
     reviews_7d = serializers.IntegerField(help_text="Reviews on the member's last 7 local days.")
@@ -100,6 +101,9 @@ class MemberProgressSerializer(serializers.Serializer):
     knowledge_checks = serializers.DictField(
         child=serializers.FloatField(allow_null=True),
         help_text="Knowledge-check slug -> best score share, null if not taken.",
+    )
+    exercises_passed = serializers.IntegerField(
+        help_text="The deck's code exercises the member has passed with a Submit."
     )
     last_active = serializers.DateTimeField(allow_null=True)
     interview_date = serializers.DateField(

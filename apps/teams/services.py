@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from apps.decks.models import Deck
 from apps.teams.models import Invite, InviteUse, Membership, Team
 from config.errors import ServiceError
+from config.names import name_problem
 
 NAME_MAX = 100
 INVITE_MAX_LIFETIME = timedelta(days=90)
@@ -64,6 +65,9 @@ def team_create(*, user, name: str, deck: Deck | None = None) -> Team:
     name = (name or "").strip()
     if not name:
         raise TeamError("Give the team a name, e.g. 'Ray interview cohort'.")
+    problem = name_problem(name, "A team name")
+    if problem:
+        raise TeamError(problem)
     if len(name) > NAME_MAX:
         raise TeamError(f"A team name has at most {NAME_MAX} characters, got {len(name)}.")
     if deck is None:

@@ -1,4 +1,4 @@
-// Review and cram: a tap on the card or Space shows the answer; 1-4 press Again/Hard/Good/Easy;
+// Review, cram and the interview plan's card: a tap on the card or Space shows the answer; 1-4 press Again/Hard/Good/Easy;
 // Shift+0..5 sends an exact SM-2 grade; Z undoes; S suspends the card; in cram, Right/Enter and
 // Left move. After htmx swaps in the next card, focus moves to it and the live region says which
 // card it is.
@@ -39,7 +39,7 @@
   // A tap (or click) anywhere on an unrevealed card shows its answer, unless it lands on a link or
   // a control of its own.
   document.addEventListener("click", function (event) {
-    var card = event.target.closest && event.target.closest("#review-card, #cram-card");
+    var card = event.target.closest && event.target.closest("#review-card, #cram-card, #plan-card");
     if (!card || event.target.closest("a, button, summary, input, label, select, textarea")) return;
     if (reveal()) event.preventDefault();
   });
@@ -84,12 +84,13 @@
 
   document.body.addEventListener("htmx:afterSwap", function (event) {
     var root = event.detail.target;
-    if (!root || (root.id !== "review" && root.id !== "cram")) return;
+    if (!root || (root.id !== "review" && root.id !== "cram" && root.id !== "plan")) return;
     var swapped = document.getElementById(root.id) || root;
     // htmx wires swapped-in forms only when the swap settles (20 ms later, longer on a slow
     // phone); a tap on Good before then would post the plain form and reload the page. Wire now.
     if (window.htmx) window.htmx.process(swapped);
-    var card = document.getElementById("review-card") || document.getElementById("cram-card");
+    var card = document.getElementById("review-card") || document.getElementById("cram-card") ||
+      document.getElementById("plan-card");
     if (card) card.focus({ preventScroll: false });
     announce(swapped.getAttribute("data-announce"));
   });

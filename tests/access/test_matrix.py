@@ -31,7 +31,17 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
-from tests.access.world import DRAFT_FRONT, DRAFT_TITLE, PRIVATE, TEAM_NAME, World, world_build
+from tests.access.world import (
+    ALICE_CODE,
+    DRAFT_FRONT,
+    DRAFT_TITLE,
+    HIDDEN_TEST,
+    PRIVATE,
+    TEAM_NAME,
+    World,
+    exercise_doc,
+    world_build,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -128,6 +138,38 @@ def _alice_data(w: World) -> list[str]:
     return ['"alice"', DRAFT_TITLE]
 
 
+def _hidden(w: World) -> list[str]:
+    return [HIDDEN_TEST]
+
+
+def _alice_code(w: World) -> list[str]:
+    return [ALICE_CODE]
+
+
+def _code(w: World) -> dict:
+    return {"code": "def add(a, b):\n    return a + b\n", "mode": "submit"}
+
+
+def _exercise_doc(w: World) -> dict:
+    doc = vars(exercise_doc("draft-add", ["quasar"], "drafting"))
+    return {**doc, "title": "A retitled draft exercise"}
+
+
+def _exercise_file(w: World) -> dict:
+    return {"deck": "alice-draft", "exercises": [_exercise_doc(w)]}
+
+
+def _exercise_form(w: World) -> dict:
+    doc = _exercise_doc(w)
+    form = {k: v for k, v in doc.items() if k not in ("cards", "wrong")}
+    form["cards"] = "quasar"
+    form["wrong_1_mistake"], form["wrong_1_code"] = (
+        doc["wrong"][0]["mistake"],
+        doc["wrong"][0]["code"],
+    )
+    return form
+
+
 TEAM_SEEN = ("owner", "member")
 CSV = b"front,back,section,tags\nWhat is a quasar?,A bright core,drafting,\n"
 
@@ -173,6 +215,8 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("accounts:password_reset_confirm", "MQ", "not-a-token"), PUBLIC)
     ],
     "accounts:password_reset_complete": [P("get", r("accounts:password_reset_complete"), PUBLIC)],
+    "accounts:password_change": [P("get", r("accounts:password_change"), SELF)],
+    "accounts:password_change_done": [P("get", r("accounts:password_change_done"), SELF)],
     "accounts:profile": [
         P("get", r("accounts:profile"), SELF),
         P(
@@ -292,6 +336,16 @@ MATRIX: dict[str, list[Probe]] = {
     "demos:runs": [P("get", r("demos:runs"), SELF, secrets=_run_link)],
     "demos:run": [P("get", r("demos:run", "run.pk"), OWN)],
     "demos:cancel": [P("post", r("demos:cancel", "run.pk"), OWN)],
+    # exercises: a submission is its learner's only; hidden tests reach no page of a learner
+    "exercises:index": [P("get", r("exercises:index"), PUBLIC)],
+    "exercises:exercise": [
+        P("get", r("exercises:exercise", "core-add"), PUBLIC, secrets=_hidden, seen_by=()),
+        P("post", r("exercises:exercise", "core-add"), SELF, _code),
+        P("get", r("exercises:exercise", "draft-add"), DRAFT),
+    ],
+    "exercises:submission": [
+        P("get", r("exercises:submission", "submission.pk"), OWN, secrets=_alice_code)
+    ],
     "demos:compare": [P("get", q(r("demos:compare"), lambda w: f"a={w.run.pk}&b={w.run.pk}"), OWN)],
     # teams (tests/teams/test_access.py covers hidden members and the 403 wording)
     "teams:index": [
@@ -505,6 +559,43 @@ MATRIX: dict[str, list[Probe]] = {
     "authoring:question-history": [
         P("get", r("authoring:question-history", "draft_question.pk"), AUTHOR)
     ],
+    "authoring:exercises": [P("get", r("authoring:exercises", "alice-draft"), AUTHOR)],
+    "authoring:exercise-new": [P("get", r("authoring:exercise-new", "alice-draft"), AUTHOR)],
+    "authoring:exercise": [
+        P(
+            "get",
+            r("authoring:exercise", "draft-add"),
+            AUTHOR,
+            secrets=_hidden,
+            seen_by=("owner", "staff"),
+        ),
+        P("post", r("authoring:exercise", "draft-add"), AUTHOR, _exercise_form, shares=("staff",)),
+    ],
+    "authoring:exercise-recheck": [
+        P(
+            "post",
+            r("authoring:exercise-recheck", "draft_exercise.current.pk"),
+            AUTHOR,
+            shares=("staff",),
+        )
+    ],
+    "authoring:exercise-restore": [
+        P(
+            "post",
+            r("authoring:exercise-restore", "draft_exercise.current.pk"),
+            AUTHOR,
+            shares=("staff",),
+        )
+    ],
+    "authoring:exercise-import": [
+        P("post", r("authoring:exercise-import", "alice-draft"), AUTHOR, shares=("staff",))
+    ],
+    "authoring:exercise-import-batch": [
+        P("get", r("authoring:exercise-import-batch", "draft_exercise.current.batch"), AUTHOR)
+    ],
+    "authoring:exercise-export": [
+        P("get", r("authoring:exercise-export", "alice-draft", "json"), AUTHOR)
+    ],
     "authoring:question-delete": [
         P("post", r("authoring:question-delete", "draft_question.pk"), AUTHOR, shares=("staff",))
     ],
@@ -569,6 +660,20 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     "api-demo-run": [A("get", r("api-demo-run", "run.pk"), A_OWN)],
     "api-demo-run-cancel": [A("post", r("api-demo-run-cancel", "run.pk"), A_OWN)],
+    # API: exercises (the hidden tests and the reference reach nobody through them)
+    "api-exercise-list": [A("get", r("api-exercise-list"), A_PUBLIC)],
+    "api-exercise-due": [A("get", r("api-exercise-due"), A_SELF)],
+    "api-exercise-detail": [
+        A("get", r("api-exercise-detail", "core-add"), A_PUBLIC, secrets=_hidden, seen_by=()),
+        A("get", r("api-exercise-detail", "draft-add"), A_DRAFT),
+    ],
+    "api-exercise-submissions": [
+        A("post", r("api-exercise-submissions", "core-add"), A_SELF, _code),
+        A("post", r("api-exercise-submissions", "draft-add"), A_DRAFT_SELF, _code),
+    ],
+    "api-exercise-submission": [
+        A("get", r("api-exercise-submission", "submission.pk"), A_OWN, secrets=_alice_code)
+    ],
     # API: teams
     "api-team-list": [
         A("get", r("api-team-list"), A_SELF, secrets=lambda w: [TEAM_NAME], seen_by=TEAM_SEEN),
@@ -809,6 +914,58 @@ MATRIX: dict[str, list[Probe]] = {
     "api-author-import-job": [
         A("get", r("api-author-import-job", "import_job.pk"), E(OK, 403, 403, 404, DENY))
     ],
+    "api-author-exercises": [
+        A("get", r("api-author-exercises", "alice-draft"), A_AUTHOR),
+        A(
+            "post",
+            r("api-author-exercises", "alice-draft"),
+            A_AUTHOR,
+            _exercise_doc,
+            fmt="json",
+            shares=("staff",),
+        ),
+    ],
+    "api-author-exercise": [
+        A(
+            "get",
+            r("api-author-exercise", "draft-add"),
+            A_AUTHOR,
+            secrets=_hidden,
+            seen_by=("owner", "staff"),
+        ),
+        A(
+            "put",
+            r("api-author-exercise", "draft-add"),
+            A_AUTHOR,
+            _exercise_doc,
+            fmt="json",
+            shares=("staff",),
+        ),
+    ],
+    "api-author-exercise-import": [
+        A(
+            "post",
+            r("api-author-exercise-import", "alice-draft"),
+            A_AUTHOR,
+            _exercise_file,
+            fmt="json",
+            shares=("staff",),
+        ),
+    ],
+    "api-author-exercise-revision-restore": [
+        A(
+            "post",
+            r("api-author-exercise-revision-restore", "draft_exercise.current.pk"),
+            A_AUTHOR,
+            shares=("staff",),
+        )
+    ],
+    "api-author-exercise-import-batch": [
+        A("get", r("api-author-exercise-import-batch", "draft_exercise.current.batch"), A_AUTHOR)
+    ],
+    "api-author-exercise-export": [
+        A("get", r("api-author-exercise-export", "alice-draft", "yaml"), A_AUTHOR)
+    ],
     "api-author-preview": [
         A("post", r("api-author-preview"), A_AUTHOR, lambda w: {"text": "*hi*"})
     ],
@@ -820,6 +977,11 @@ MATRIX: dict[str, list[Probe]] = {
     "api-profile": [
         A("get", r("api-profile"), A_SELF),
         A("patch", r("api-profile"), A_SELF, lambda w: {"target_recall": 80}),
+    ],
+    # the caller's own token: made for whoever asks, never anyone else's
+    "api-auth-token": [
+        A("post", r("api-auth-token"), A_SELF, lambda w: {}),
+        A("delete", r("api-auth-token"), A_SELF),
     ],
     "api-schema": [A("get", r("api-schema"), A_PUBLIC)],
     "api-docs": [A("get", r("api-docs"), A_PUBLIC)],
@@ -853,7 +1015,8 @@ def test_every_route_is_classified():
     assert not stale, f"MATRIX entries for routes that no longer exist: {stale}"
 
 
-OURS = {"accounts", "decks", "study", "quizzes", "demos", "teams", "authoring", "authtoken"}
+OURS = {"accounts", "decks", "study", "quizzes", "demos", "teams", "authoring", "authtoken",
+        "exercises"}  # fmt: skip
 
 
 def _rows(model, **filters) -> list[tuple]:

@@ -7,6 +7,7 @@ revisions, a quiz with a question with a revision). bob is a learner with none o
 staff is staff. Names that must never reach anyone but their owner are in PRIVATE.
 """
 
+import uuid
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -17,6 +18,9 @@ from apps.authoring import services as authoring
 from apps.authoring.models import DeckAuthor, ImportJob
 from apps.decks.models import Card, Deck, Section
 from apps.demos.models import DemoRun
+from apps.exercises import services as exercises
+from apps.exercises.content import ExerciseDoc
+from apps.exercises.models import Submission
 from apps.quizzes import services as quizzes
 from apps.quizzes.models import Attempt, Choice, Question, Quiz
 from apps.study import services as study
@@ -29,6 +33,22 @@ TEAM_NAME = "Zephyr cohort"
 DRAFT_TITLE = "Alice's secret draft"
 DRAFT_FRONT = "Quasar front only alice sees"
 PRIVATE = (TEAM_NAME, DRAFT_TITLE, DRAFT_FRONT)
+# In the exercises' hidden tests and reference: no learner may ever see it, staff included.
+HIDDEN_TEST = "hidden_marker_7f3a"
+ALICE_CODE = "alice_code_marker_91c2"
+
+
+def exercise_doc(slug: str, cards: list[str], section: str) -> ExerciseDoc:
+    return ExerciseDoc(
+        slug=slug, title=f"Exercise {slug}", prompt="Write `add(a, b)`.", cards=cards,
+        source="A source", section=section, starter="def add(a, b):\n    pass\n",
+        examples="from solution import add\n\n\ndef test_example():\n    assert add(1, 1) == 2\n",
+        tests=(
+            f"from solution import add\n\n\ndef test_{HIDDEN_TEST}():\n    assert add(2, 3) == 5\n"
+        ),
+        reference=f"def add(a, b):\n    return a + b  # {HIDDEN_TEST}\n",
+        wrong=[{"mistake": "subtracts", "code": "def add(a, b):\n    return a - b\n"}],
+    )  # fmt: skip
 
 
 @dataclass
@@ -53,6 +73,9 @@ class World:
     draft_quiz: Quiz
     draft_question: Question
     revision: object
+    exercise: object = None  # a live exercise of the published deck
+    draft_exercise: object = None  # an exercise of alice's draft deck
+    submission: object = None  # alice's finished Submit of `exercise`
     tokens: dict = field(default_factory=dict)
     import_job: object = None  # alice's finished import of her draft
 
@@ -139,8 +162,22 @@ def world_build() -> World:
               "choices": [{"text": "Yes", "correct": True}, {"text": "No"}]},
     )  # fmt: skip
 
+    exercise = exercises.exercise_save(
+        deck=deck, doc=exercise_doc("core-add", ["ray-task"], "ray-core"), accept=True
+    )[0].exercise
+    draft_revision, _ = exercises.exercise_save(
+        deck=draft, doc=exercise_doc("draft-add", ["quasar"], "drafting"), accept=True,
+        author=alice, batch=uuid.uuid4(),
+    )  # fmt: skip
+    draft_exercise = draft_revision.exercise
+    submission = Submission.objects.create(
+        user=alice, exercise=exercise, revision=exercise.current, mode="submit",
+        code=f"def add(a, b):\n    return 0  # {ALICE_CODE}\n", status=Submission.Status.FAILED,
+    )  # fmt: skip
+
     return World(
         users={"alice": alice, "bob": bob, "charlie": charlie, "staff": staff},
+        exercise=exercise, draft_exercise=draft_exercise, submission=submission,
         deck=deck, card=cards[0], quiz=quiz, timed=timed, checkpoint=checkpoint,
         attempt=attempt, open_attempt=open_attempt, run=run,
         state=CardState.objects.get(user=alice, card=cards[0]), review=review,

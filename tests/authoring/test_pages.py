@@ -111,7 +111,7 @@ def test_up_and_down_buttons_reorder_and_return_the_structure(dave_client, ray_t
         HTTP_HX_REQUEST="true",
     )  # fmt: skip
     html = response.content.decode()
-    assert html.lstrip().startswith('<ol class="structure" id="structure"')
+    assert html.lstrip().startswith('<div id="structure">')
     assert html.index("ray-actor") < html.index("ray-task")
     assert f'id="card-{ray_task.pk}-up"' in html
 
@@ -180,12 +180,14 @@ def test_deck_editor_query_count_does_not_grow_with_cards(
 ):
     url = reverse("authoring:deck", args=["ray-basics"])
     dave_client.get(url)
-    with django_assert_num_queries(11):
+    # the structure is a page of cards (issue 28): their count, the page, its sections and
+    # their card counts, where the whole deck was two queries
+    with django_assert_num_queries(13):
         assert dave_client.get(url).status_code == 200
     core = small_deck.sections.get(slug="ray-core")
     for i in range(10):
         small_deck.cards.create(section=core, slug=f"extra-{i}", order=10 + i, front="F", back="B")
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(13):
         dave_client.get(url)
 
 
@@ -404,3 +406,50 @@ def test_the_import_page_still_checks_csrf(dave, small_deck):
         {"file": upload, "deck": "ray-basics", "csrfmiddlewaretoken": token},
     )
     assert response.status_code == 200 and "<strong>1</strong> new" in response.content.decode()
+
+
+def test_a_drill_is_edited_in_the_editor_and_keeps_its_tool_output(dave_client, question):
+    """A debugging drill's output and a sizing drill's numbers round-trip through the editor:
+    saving the page as it was shown changes nothing, and a bad formula is refused by name."""
+    evidence = (
+        "tool: ray status\nsource: a real run\noutput: |-\n  Pending Demands:\n   {'GPU': 1.0}"
+    )
+    url = reverse("authoring:question", args=[question.pk])
+    base = {"slug": "task-or-actor", "kind": "single", "prompt": "Which one keeps state?",
+            "explanation": "An actor is a process with state.", "points": "1",
+            "options": "[x] An actor\n[ ] A task", "cards": ["ray-actor"]}  # fmt: skip
+    assert dave_client.post(url, base | {"evidence": evidence}).status_code == 302
+    question.refresh_from_db()
+    assert question.evidence["tool"] == "ray status" and "GPU" in question.evidence["output"]
+    page = dave_client.get(url).content.decode()
+    assert "Pending Demands:" in page  # shown again in the evidence box
+    sizing = (
+        "given:\n- {name: learner, min: 1000, max: 9000, step: 1000}\n"
+        "formula: ceil(learner / 100)\ntolerance: 0\nunit: runners\nsolution: '{answer}'"
+    )
+    drill = base | {"kind": "numeric", "prompt": "Feed {learner} samples/s.", "options": sizing}
+    assert dave_client.post(url, drill).status_code == 302
+    question.refresh_from_db()
+    assert question.kind == "numeric" and question.sizing["formula"] == "ceil(learner / 100)"
+    bad = drill | {"options": sizing.replace("ceil(learner / 100)", "learner / (learner - 5000)")}
+    response = dave_client.post(url, bad)
+    assert response.status_code == 400
+    assert "formula: the denominator" in response.content.decode()
+    question.refresh_from_db()
+    assert question.sizing["formula"] == "ceil(learner / 100)"
+
+
+def test_the_deck_page_an_import_lands_on_publishes_the_deck(dave_client, small_deck):
+    small_deck.is_published = False
+    small_deck.save()
+    page = dave_client.get(reverse("authoring:deck", args=["ray-basics"])).content.decode()
+    assert 'id="publish"' in page and "learners do not see it yet" in page
+    response = dave_client.post(
+        reverse("authoring:deck-publish", args=["ray-basics"]),
+        {"publish": "1", "next": "/author/decks/ray-basics/"},
+    )
+    assert response.status_code == 302 and response["Location"] == "/author/decks/ray-basics/"
+    small_deck.refresh_from_db()
+    assert small_deck.is_published
+    page = dave_client.get(reverse("authoring:deck", args=["ray-basics"])).content.decode()
+    assert "Unpublish</button>" in page

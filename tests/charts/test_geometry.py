@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from apps.charts import geometry
 from apps.charts.geometry import (
+    BAR_TOP,
     Line,
     Scale,
     bar_chart,
@@ -18,6 +19,7 @@ from apps.charts.geometry import (
     log_ticks,
     nice_ticks,
     paired_bar_chart,
+    text_width,
     tick_label,
     year_heatmap,
 )
@@ -121,25 +123,57 @@ def test_the_calendar_is_53_weeks_with_every_day_inside(offsets):
     assert all(b - a >= 3 * 13 for a, b in zip(xs, xs[1:], strict=False))  # labels never overlap
 
 
-@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=40))
-def test_bars_stand_on_the_baseline_and_fit_under_the_top(values):
-    chart = bar_chart(values, [str(i) for i in range(len(values))])
-    assert chart.top == max(max(values), 1)
+def assert_readable(chart, width: int):
+    """Text that never overlaps, ticks that are whole numbers, a chart no wider than asked
+    (a day is at least a few px)."""
+    assert chart.width <= max(width, chart.left + 4 + len(chart.bars) * 4)
+    assert all(float(t.label).is_integer() for t in chart.y_ticks if "k" not in t.label)
+    assert chart.top >= max(b.value for g in chart.groups for b in g)
+    for texts in (chart.values, chart.x_ticks):
+        spans = sorted((t.x - text_width(t.text) / 2, t.x + text_width(t.text) / 2) for t in texts)
+        assert all(a[1] <= b[0] + 2 for a, b in zip(spans, spans[1:], strict=False)), spans
+    assert chart.x_ticks and chart.x_ticks[0].text == chart.bars[0].label
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=40), st.sampled_from([340, 640]))
+def test_bars_stand_on_the_baseline_and_fit_under_the_top(values, width):
+    labels = ["today"] + [f"{i} Dec" for i in range(1, len(values))]
+    chart = bar_chart(values, labels, width=width)
+    assert chart.top >= max(max(values), 1) and chart.y_ticks[-1].label == tick_label(chart.top)
     for bar, value in zip(chart.bars, values, strict=True):
-        assert bar.y + bar.height == chart.baseline and bar.y >= 10
+        assert bar.y + bar.height == chart.baseline and bar.y >= BAR_TOP
         assert bar.x + bar.width <= chart.width and bar.value == value
     heights = [b.height for b in chart.bars]
     assert [h for _, h in sorted(zip(values, heights, strict=True))] == sorted(heights)
+    assert_readable(chart, width)
+    tallest = max(values)
+    assert not tallest or str(tallest) in [v.text for v in chart.values]  # labelled first
 
 
-@given(st.lists(st.tuples(st.integers(0, 500), st.integers(0, 500)), min_size=1, max_size=40))
+@given(st.lists(st.tuples(st.integers(0, 500), st.integers(0, 500)), min_size=1, max_size=60))
 def test_paired_bars_share_one_scale_side_by_side(pairs):
     planned, done = [p for p, _ in pairs], [d for _, d in pairs]
-    chart = paired_bar_chart(planned, done, [str(i) for i in range(len(pairs))])
-    assert chart.top == max(*planned, *done, 1)
+    labels = [f"{i} Nov" for i in range(len(pairs))]
+    chart = paired_bar_chart(planned, done, labels, width=340, anchor=min(7, len(pairs) - 1))
+    assert chart.top >= max(*planned, *done, 1)
     for p, d in zip(chart.planned, chart.done, strict=True):
         assert d.x == p.x + p.width and d.x + d.width <= chart.width
         assert p.y + p.height == d.y + d.height == chart.baseline
+    assert labels[min(7, len(pairs) - 1)] in [t.text for t in chart.x_ticks]  # today's label
+
+
+@given(st.integers(0, 10_000), st.integers(1, 10_000))
+def test_ticks_of_counts_are_whole_numbers(low, span):
+    ticks = nice_ticks(low, low + span, 3, integer=True)
+    assert all(float(t).is_integer() for t in ticks) and ticks[0] <= low <= low + span <= ticks[-1]
+
+
+def test_a_line_of_counts_gets_whole_ticks_and_its_last_value_labelled():
+    chart = line_chart([Line("idle", [(1, 81.0), (2, 55.5), (3, 31.0)])], title="t",
+                       x_label="rollout actors", y_label="idle (%)")  # fmt: skip
+    assert [t.label for t in chart.x_ticks] == ["1", "2", "3"]  # no 1.5 actors
+    assert chart.paths[0].last[2] == "31"
+    assert chart.x_label and chart.y_label
 
 
 @given(low=st.floats(1e-6, 1e6), span=st.floats(1, 1e6))

@@ -128,3 +128,15 @@ def test_the_shipped_lesson_seeds_idempotently(seeded):
     ids = dict(Card.objects.values_list("slug", "id"))
     call_command("seed", verbosity=0)
     assert dict(Card.objects.values_list("slug", "id")) == ids
+
+
+@pytest.mark.django_db
+def test_a_reseed_brings_stale_html_up_to_the_renderer_and_nothing_else(tmp_path):
+    path = write(tmp_path, MINIMAL)
+    deck_file_load(path)
+    stamp = Card.objects.get(slug="a").updated_at
+    Card.objects.filter(slug="a").update(front_html="<p>rendered by an older renderer</p>")
+    result = deck_file_load(path)
+    assert (result.created, result.changed, result.unchanged) == (0, 0, 2)
+    card = Card.objects.get(slug="a")
+    assert card.front_html == "<p>A?</p>\n" and card.updated_at == stamp

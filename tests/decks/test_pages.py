@@ -36,7 +36,8 @@ def test_section_page_reads_like_the_lesson(client, small_deck, django_assert_nu
     url = section.get_absolute_url()
     # +1: the section's quizzes (none here; tests/quizzes pins the page with checkpoints)
     # +1: the demos that illustrate the section's cards ("see it live"), one query
-    with django_assert_num_queries(6):
+    # +1: the section's code exercises (none here), one query
+    with django_assert_num_queries(7):
         response = client.get(url)
     body = response.content.decode()
     assert "When an actor?" in body

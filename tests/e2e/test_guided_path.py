@@ -40,7 +40,7 @@ def in_view(page, locator) -> bool:
 def test_home_shows_the_path_and_its_next_step(person, alice, core_check):
     page = person
     log_in(page)
-    next_step = page.locator("#next-step-ray-basics")
+    next_step = page.locator("#next-step")
     expect(next_step).to_have_text("Read section 01: Ray core")
     expect(page.locator(".path-step").first).to_contain_text("not read")
     press(page, next_step)
@@ -50,7 +50,7 @@ def test_home_shows_the_path_and_its_next_step(person, alice, core_check):
     expect(next_step).to_have_text("Answer the checkpoint of section 01: Ray core")
     first = page.locator(".path-step").first
     expect(first).to_contain_text("✓ read")
-    expect(first).to_contain_text("checkpoint 0/1")
+    expect(first).to_contain_text("checkpoint 0/1 right")
     expect(first).to_contain_text("0/3 learned")
     expect(first).to_contain_text("quiz not taken")
     press(page, next_step)
@@ -66,13 +66,13 @@ def test_home_shows_the_path_and_its_next_step(person, alice, core_check):
     expect(page.locator(f"#feedback-{match.key}").get_by_text("Right", exact=True)).to_be_visible()
 
     page.goto("/")
-    expect(first).to_contain_text("checkpoint 1/1")
+    expect(first).to_contain_text("checkpoint 1/1 right")
     expect(next_step).to_have_text("Read section 02: RLlib")
     page.screenshot(path=f"/tmp/ux-{page.size}-home-path.png", full_page=True)
     press(page, next_step)
     expect(page.get_by_role("heading", name="RLlib", level=1)).to_be_visible()
     page.goto("/")
-    expect(next_step).to_have_text("Review 5 cards due today")
+    expect(next_step).to_have_text("Learn 5 new cards today")
 
 
 def test_a_session_that_used_up_todays_new_cards_offers_more_cram_and_the_quiz(

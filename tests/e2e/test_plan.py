@@ -40,8 +40,10 @@ def test_set_a_date_see_the_plan_review_it_and_watch_recall_move(page, alice, sm
     expect(page.get_by_text("Profile saved.")).to_be_visible()
 
     page.goto("/")
-    expect(page.locator("#interview-next")).to_contain_text("in 1 day")
-    page.get_by_role("link", name="Today's interview plan").click()
+    expect(page.locator("#next-step-box")).to_contain_text("interview in 1 day")
+    # nothing is due (every card was learnt), so the plan's cards are the one next step
+    expect(page.locator("#next-step")).to_contain_text("for your interview (in 1 day)")
+    page.locator("#next-step").click()
     expect(page.get_by_role("heading", name="Your interview plan")).to_be_visible()
     expect(page.locator("#plan-card .eyebrow")).to_contain_text("for your interview")
     expect(page.locator("#plan-sections")).to_contain_text("Ray core")
@@ -51,7 +53,7 @@ def test_set_a_date_see_the_plan_review_it_and_watch_recall_move(page, alice, sm
     reviewed = 0
     while page.locator("#plan-card").count() and reviewed < 5:
         card = page.locator("#plan-card").get_attribute("data-card")
-        page.get_by_text("Show answer").click()
+        page.locator("#reveal").click()
         page.get_by_role("button", name="Good").click()
         expect(page.locator(f'#plan-card[data-card="{card}"]')).to_have_count(0)
         reviewed += 1

@@ -83,7 +83,7 @@ def test_a_killed_worker_fails_its_run_by_heartbeat_and_a_late_redelivery_change
     only after its visibility timeout, an hour), so the reaper of whichever worker runs next
     fails the run once its heartbeats stop. When the message does come back, the claim refuses
     it. A run whose message was lost altogether is failed once DEMOS_QUEUED_TIMEOUT_S passes."""
-    quick = {"DEMOS_HEARTBEAT_S": "1", "DEMOS_STALE_AFTER_S": "5", "DEMOS_REAP_EVERY_S": "1",
+    quick = {"DEMOS_HEARTBEAT_S": "1", "DEMOS_STALE_AFTER_S": "5", "REAP_EVERY_S": "1",
              "DEMOS_QUEUED_TIMEOUT_S": "60"}  # fmt: skip
     first = demo_workers.start("kill-all-1", **quick)
     run_id = start_run(api_client, alice)

@@ -54,6 +54,8 @@ def _real_path_values(path: str, w: World) -> dict[str, list]:
         "/api/author/questions/": [w.draft_question.pk],
         "/api/author/revisions/": [w.revision.pk],
         "/api/author/imports/": [w.import_job.pk],
+        "/api/exercise-submissions/": [w.submission.pk],
+        "/api/author/exercise-revisions/": [w.draft_exercise.current.pk],
         "/api/cards/": [w.card.pk, w.draft_card.pk],
     }
     slugs = {
@@ -62,12 +64,15 @@ def _real_path_values(path: str, w: World) -> dict[str, list]:
         "/api/teams/": [w.team.slug],
         "/api/author/decks/": ["alice-draft", "ray-basics"],
         "/api/author/quizzes/": ["draft-check", "core-check"],
+        "/api/exercises/": ["core-add", "draft-add"],
+        "/api/author/exercises/": ["draft-add", "core-add"],
     }
     real = {
         "run_id": [w.run.pk],
         "card_id": [w.card.pk, w.draft_card.pk],
         "user_id": [w.users["alice"].pk, w.users["charlie"].pk],
         "fmt": ["yaml", "json", "csv", "apkg"],
+        "batch": [str(w.draft_exercise.current.batch)],
     }
     for prefix, values in ids.items():
         if path.startswith(prefix):
@@ -129,6 +134,15 @@ SEMANTIC_REFUSALS = {
     "DELETE /api/teams/{slug}/members/{user_id}/": {400},
     # A quiz's answers are keyed by its own questions' ids.
     "POST /api/quizzes/{slug}/attempts/": {400},
+    # Code that is blank, too large or holds a NUL cannot be run.
+    "POST /api/exercises/{slug}/submissions/": {400},
+    # An exercise's code must compile, its tests define test_ functions, its cards and section
+    # be its deck's: a file's content, checked whole.
+    "POST /api/author/decks/{slug}/exercises/": {400},
+    "PUT /api/author/exercises/{slug}/": {400},
+    "POST /api/author/decks/{slug}/exercises/import/": {400},
+    # A username and password must match an account (generated ones do not).
+    "POST /api/auth/token/": {400},
 }
 
 

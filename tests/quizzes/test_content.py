@@ -157,6 +157,7 @@ def test_the_shipped_quizzes_cover_the_lesson(seeded):
         "multi",
         "true_false",
         "match",
+        "numeric",
     }
     for question in questions:
         assert question.explanation.strip(), question

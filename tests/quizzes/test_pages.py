@@ -238,17 +238,18 @@ def test_a_bad_checkpoint_post_says_why(client, quizzes):
 def test_the_section_page_query_count_does_not_grow_with_checkpoints(
     client, quizzes, django_assert_num_queries
 ):
-    # the decks page's 6 (section, concepts, cards, neighbours, quizzes, demo links) + questions,
-    # choices, statements, pairs; the same for one checkpoint question or fifty
-    with django_assert_num_queries(10):
+    # the decks page's 7 (section, concepts, cards, neighbours, quizzes, demo links, exercises) +
+    # questions, choices, statements, pairs; the same for one checkpoint question or fifty
+    with django_assert_num_queries(11):
         assert client.get("/decks/ray-basics/ray-core/").status_code == 200
 
 
 def test_query_counts_are_pinned(browser, core_check, django_assert_num_queries):
     attempt = start(browser)
     browser.post(attempt.get_absolute_url(), form_data(all_right_but_single()))
-    # session, user, profile; attempt, quiz, questions, choices, statements, pairs, cards; best
-    with django_assert_num_queries(11):
+    # session, user, profile; attempt, quiz, questions, choices, statements, pairs, cards; best;
+    # which of the missed cards the learner suspended ("review these" leaves them out)
+    with django_assert_num_queries(12):
         assert browser.get(attempt.get_absolute_url()).status_code == 200
     with django_assert_num_queries(4):  # session, user, quizzes with subqueries, ...
         assert browser.get(reverse("quizzes:index")).status_code == 200
@@ -259,7 +260,7 @@ def test_every_shipped_knowledge_check_can_be_taken_and_reviewed(seeded, browser
 
     for quiz in Quiz.objects.filter(kind="knowledge_check"):
         attempt = start(browser, quiz.slug)
-        answers = {spec.id: spec.key for spec in quiz.scoring_questions()}
+        answers = {spec.id: spec.key for spec in quiz.scoring_questions(attempt.seed)}
         first = next(iter(answers))
         answers.pop(first)  # miss one: its cards are offered for review
         response = browser.post(
@@ -338,3 +339,22 @@ def test_scoring_and_saving_an_attempt_does_not_query_per_question(browser, fina
         )
         Choice.objects.create(question=question, text="yes", correct=True)
     assert expire_on_visit_and_on_restart() == before
+
+
+def test_the_result_says_the_pass_mark_as_a_percentage_and_leaves_suspended_cards_out(
+    browser, alice, core_check
+):
+    from apps.decks.models import Card
+    from apps.study.services import card_suspend
+
+    actor = Card.objects.get(slug="ray-actor")
+    card_suspend(user=alice, card=actor, suspended=True)
+    attempt = start(browser)
+    browser.post(attempt.get_absolute_url(), form_data({}))  # nothing answered: all missed
+    page = browser.get(attempt.get_absolute_url()).content.decode()
+    assert "pass mark 70% of the points" in page and "0.70" not in page
+    assert "Review these (2 cards)" in page  # the task and the object store; not the actor
+    assert "1 you suspended stays out" in page
+    location = browser.post(reverse("quizzes:review", args=[attempt.pk]))["Location"]
+    assert str(actor.pk) not in location.split("cards=")[1].split(",")
+    assert '<h2 id="answers-title">' in page  # before the questions' h3s

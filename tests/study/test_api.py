@@ -157,11 +157,12 @@ def test_review_post_query_count_is_constant(
         small_deck.cards.create(section=section, slug=f"x-{i}", order=50 + i, front="f", back="b")
     task = card_id(small_deck, "ray-task")
     as_alice.get("/api/study/queue/")  # the profile exists
-    # card lookup; a savepoint and its release (BEGIN/COMMIT outside tests); lock the state
-    # row, insert state, insert log (a reused client_id is caught by the unique constraint, so
-    # no lookup first); a new card also moves the new-card cursor (insert-if-missing,
-    # conditional update). The profile is cached on the user.
-    with django_assert_num_queries(8):
+    # card lookup; a savepoint and its release (BEGIN/COMMIT outside tests); lock the learner
+    # (grades and undos of one learner serialise), lock the state row, insert state, insert log
+    # (a reused client_id is caught by the unique constraint, so no lookup first); a new card
+    # also moves the new-card cursor (insert-if-missing, conditional update). The profile is
+    # cached on the user.
+    with django_assert_num_queries(9):
         response = as_alice.post(
             "/api/reviews/", {"card": task, "grade": 4, "client_id": str(uuid.uuid4())}
         )
@@ -171,7 +172,7 @@ def test_review_post_query_count_is_constant(
     actor = card_id(small_deck, "ray-actor")
     # a due card: no cursor work, the state row updated instead of inserted, then the log's
     # insert (on PostgreSQL these were one hand-written statement until issue 18: 5 then)
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
 

@@ -99,7 +99,7 @@ def test_a_card_opens_with_schedule_history_and_suspend(alice_client, alice, ali
     actor = alice_world["ray-actor"]
     html = alice_client.get(f"/study/browse/{actor.pk}/").content.decode()
     assert "What is a Ray actor?" in html and "A stateful worker process." in html
-    assert "lapses</dt><dd>1" in html and html.count("<td>4</td>") == 1
+    assert "lapses</dt><dd>1" in html and html.count("<td>Good (4)</td>") == 1
     assert 'id="suspend-card"' in html
     url = f"/study/browse/{actor.pk}/"
     response = alice_client.post(f"/study/cards/{actor.pk}/suspend/", {"next": url})
@@ -174,8 +174,8 @@ def test_query_counts_are_flat(alice_client, as_alice, alice, small_deck, extra,
     # the count and the page (the learner's state joined in)
     with django_assert_num_queries(2):
         as_alice.get("/api/cards/?q=word&tag=t&sort=-due&state=due")
-    # session, user, profile (her today), the count, the page, the deck list
-    with django_assert_num_queries(6):
+    # session, user, profile (her today), the count, the page, the deck list, its sections
+    with django_assert_num_queries(7):
         alice_client.get("/study/browse/?q=word&sort=lapses&state=due")
     first = small_deck.cards.first().pk
     # session, user, profile (her time zone), card, state, history

@@ -301,8 +301,9 @@ def test_calibration_is_two_queries_and_the_stats_page_costs_no_more_for_a_fit(
     counts.append(queries_of_get(client, STATS))
     # session, user, profile; selectors.stats' 7 (pinned in test_pages); the fit row and the
     # reviews (calibration, and whether a refit is due: the same 2 the calibration alone had
-    # before held-out fits); the leeches. Asking for a refit is on_commit, no query.
-    assert counts == [13] * 4, counts
+    # before held-out fits); the leeches; the code exercises (none here). Asking for a refit is
+    # on_commit, no query.
+    assert counts == [14] * 4, counts
     with django_assert_num_queries(2):
         cal, _ = fitting.calibration_and_fit_due(alice)
     assert cal.model == "holdout"

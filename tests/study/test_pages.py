@@ -38,7 +38,8 @@ def test_review_page_shows_the_first_new_card_with_intervals_on_the_buttons(
     html = alice_client.get("/study/review/ray-basics/").content.decode()
     assert "What is a Ray task?" in html
     grade = (
-        r'{}</span>\s*<small class="grade-interval">{}</small><small class="grade-ease">{}</small>'
+        r'{}</span>\s*<small class="grade-interval"><span class="visually-hidden">next in </span>'
+        r'{}</small>\s*<small class="grade-ease">{}</small>'
     )
     assert re.search(grade.format("Good", "1d", "ease ±0"), html)
     assert re.search(grade.format("Easy", "1d", "ease \\+0.10"), html)
@@ -184,10 +185,11 @@ def test_a_grade_on_the_review_page_costs_a_fixed_number_of_queries(
         review_record(user=alice, card=card, grade=4, now=timezone.now() - timedelta(days=2))
     html = alice_client.get("/study/review/ray-basics/", HTTP_HX_REQUEST="true").content.decode()
     payload = {**form_values(html), "grade": "4", "done": "3"}
-    # session, user, profile; card with its deck; savepoint, lock, update state, insert log,
-    # release; every count of the day and the queue in one query; the next card (the update
-    # and the insert were one hand-written statement on PostgreSQL until issue 18: 10 then)
-    with django_assert_num_queries(11):
+    # session, user, profile; card with its deck; savepoint, lock the learner, lock the state,
+    # update state, insert log, release; every count of the day and the queue in one query; the
+    # next card (the update and the insert were one hand-written statement on PostgreSQL until
+    # issue 18: 10 then; the learner's lock came with issue 28)
+    with django_assert_num_queries(12):
         response = alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
     assert 'value="4" max=' in response.content.decode()  # done travels in the form
 
@@ -242,3 +244,19 @@ def test_undo_of_a_card_an_author_retired_since_says_so(alice_client, alice, sma
     assert response.status_code == 200
     assert "that card has since left the deck" in response.content.decode()
     assert not CardState.objects.filter(user=alice).exists()  # the undo itself happened
+
+
+def test_a_quizs_review_these_starts_a_session_of_its_own(alice_client, alice, small_deck):
+    """The summary after a re-learn set counts that set, not the day's queue before it, and
+    says the day's figures apart, labelled."""
+    cards = list(small_deck.cards.order_by("id"))
+    alice_client.get("/study/review/ray-basics/")
+    for card in cards[:3]:
+        alice_client.post("/study/review/ray-basics/", {"card": card.pk, "grade": 4})
+    relearn = f"/study/review/?cards={cards[3].pk}"
+    alice_client.get(relearn)  # a full page load of another set: a new session
+    html = alice_client.post(relearn, {"card": cards[3].pk, "grade": 4}, follow=True)
+    html = html.content.decode()
+    assert "This session, since" in html
+    assert re.search(r'id="session-summary"[^>]*>\s*<li><strong>1</strong> review</li>', html)
+    assert "Today in all: 4 reviews" in html

@@ -210,10 +210,11 @@ def test_grading_a_planned_card_costs_the_same_queries_for_5_or_50_cards(client,
         return len(ctx.captured_queries)
 
     small = grade_next()
-    # session, user, profile, the card; the refused SM-2 review (its state row, no write), the
-    # plan-mode log (lock, insert, savepoints); then the plan again (fit, states, cards, reviews),
-    # and with the optimizer installed the count that says whether a fit is due
-    assert small == 16 + memory.optimizer_available()
+    # session, user, profile, the card; the refused SM-2 review (the learner's lock, its state
+    # row, no write), the plan-mode log (the learner's lock, the state's, insert, savepoints);
+    # then the plan again (fit, states, cards, reviews), and with the optimizer installed the
+    # count that says whether a fit is due
+    assert small == 18 + memory.optimizer_available()
     _grow(small_deck, 45)
     for card in small_deck.cards.filter(slug__startswith="extra-"):
         services.review_record(

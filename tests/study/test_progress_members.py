@@ -5,6 +5,7 @@ learners."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 
 from apps.site import selectors
 from apps.study import members
@@ -53,8 +54,10 @@ def test_member_figures_agree_with_the_stats_page_in_two_queries(
 
 def test_least_learned_cards_counts_only_the_given_learners(alice, bob, small_deck):
     task = small_deck.cards.get(slug="ray-task")
-    review_record(user=alice, card=task, grade=5)
-    review_record(user=bob, card=task, grade=5)
-    cards = members.least_learned_cards(small_deck, user_ids=[alice.pk], count=10)
+    now = timezone.now()
+    for user in (alice, bob):  # two passes a day or more apart: learned
+        review_record(user=user, card=task, grade=5, now=now - timedelta(days=2))
+        review_record(user=user, card=task, grade=5, now=now)
+    cards = members.least_learned_cards(small_deck, user_ids=[alice.pk], count=10, now=now)
     assert {c.slug: c.learners for c in cards}["ray-task"] == 1
-    assert members.least_learned_cards(small_deck, user_ids=[], count=1)[0].learners == 0
+    assert members.least_learned_cards(small_deck, user_ids=[], count=1, now=now)[0].learners == 0

@@ -75,8 +75,8 @@ def test_a_hidden_member_sees_their_own_row(client, studied, charlie):
     assert "Manage members" not in page
 
 
-# Session, user, profile (time-zone middleware), membership, then team_progress's eight.
-PAGE_QUERIES = 12
+# Session, user, profile (time-zone middleware), membership, then team_progress's ten.
+PAGE_QUERIES = 14
 
 
 @pytest.mark.parametrize("url", ["/teams/ray-cohort/", "/teams/ray-cohort/progress.csv"])
@@ -114,7 +114,11 @@ def test_csv_has_the_dashboard_figures_without_hidden_rows(client, studied, alic
     assert "ray-cohort-progress-" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     # charlie is the only hidden member: the average leaves him out too, or it would give him away.
-    assert [r["username"] for r in rows] == ["alice", "bob", "team average (2 members)"]
+    assert [r["username"] for r in rows] == [
+        "alice",
+        "bob",
+        "team average (2 members; 1 hidden member left out so the average cannot give them away)",
+    ]
     alice_row, bob_row, average = rows
     assert alice_row["role"] == "owner"
     assert alice_row["cards_learned"] == "1"
@@ -138,7 +142,7 @@ def test_averages_count_hidden_members_once_two_are_hidden(client, studied, alic
     rows = list(
         csv.DictReader(io.StringIO(client.get("/teams/ray-cohort/progress.csv").content.decode()))
     )
-    assert [r["username"] for r in rows] == ["alice", "team average (3 members)"]
+    assert [r["username"] for r in rows] == ["alice", "team average (3 members, 2 of them hidden)"]
     assert rows[-1]["mastery_pct:ray-core"] == "44"  # (1 + 0 + 3) / 9, charlie included
     assert rows[-1]["cards_learned"] == "1.7"
 

@@ -14,6 +14,14 @@ from apps.authoring.api.cards import (
     RevisionRestore,
 )
 from apps.authoring.api.decks import DeckDetail, DeckList, SectionDetail, SectionList, SectionMove
+from apps.authoring.api.exercises import (
+    DeckExercises,
+    ExerciseAuthorDetail,
+    ExerciseExport,
+    ExerciseImport,
+    ExerciseImportBatch,
+    ExerciseRevisionRestore,
+)
 from apps.authoring.api.imports import (
     DeckExport,
     DeckImport,
@@ -64,4 +72,32 @@ urlpatterns = [
     path("author/imports/", ImportJobCreate.as_view(), name="api-author-import-jobs"),
     path("author/imports/<int:pk>/", ImportJobDetail.as_view(), name="api-author-import-job"),
     path("author/preview/", MarkdownPreview.as_view(), name="api-author-preview"),
+    path(
+        "author/decks/<slug:slug>/exercises/",
+        DeckExercises.as_view(),
+        name="api-author-exercises",
+    ),
+    path(
+        "author/decks/<slug:slug>/exercises/import/",
+        ExerciseImport.as_view(),
+        name="api-author-exercise-import",
+    ),
+    path(
+        "author/decks/<slug:slug>/exercises/export/<str:fmt>/",
+        ExerciseExport.as_view(),
+        name="api-author-exercise-export",
+    ),
+    path(
+        "author/exercises/<slug:slug>/", ExerciseAuthorDetail.as_view(), name="api-author-exercise"
+    ),
+    path(
+        "author/exercise-revisions/<int:pk>/restore/",
+        ExerciseRevisionRestore.as_view(),
+        name="api-author-exercise-revision-restore",
+    ),
+    path(
+        "author/exercise-imports/<uuid:batch>/",
+        ExerciseImportBatch.as_view(),
+        name="api-author-exercise-import-batch",
+    ),
 ]

@@ -1,6 +1,6 @@
 """Cards, and the revisions of cards and questions."""
 
-from django.db.models import Max
+from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from apps.authoring import selectors, services
 from apps.authoring.api.base import AuthorView
+from apps.authoring.models import Revision
 from apps.authoring.serializers import (
     AuthorCardSerializer,
     MoveSerializer,
@@ -15,6 +16,7 @@ from apps.authoring.serializers import (
     RevisionSerializer,
 )
 from apps.decks.models import Card
+from config.api import PagedResults
 
 
 def _card_fields(validated: dict) -> dict:
@@ -28,20 +30,25 @@ def _card_fields(validated: dict) -> dict:
 
 
 class CardList(AuthorView, generics.ListCreateAPIView):
-    """A deck's cards in section order. POST creates one at the end of its section."""
+    """A deck's cards in section order, 100 a page (`?page=`). POST creates one at the end of
+    its section."""
 
     serializer_class = AuthorCardSerializer
+    pagination_class = PagedResults
 
     def deck(self):
         return selectors.deck_for_author(self.request.user, self.kwargs["slug"])
 
     def get_queryset(self):
+        # The latest revision of the page's cards only (an aggregate over the deck's revisions
+        # grew with the deck).
+        latest = Revision.objects.filter(card=OuterRef("pk")).order_by("-number")
         return (
             self.deck()
             .cards.select_related("deck", "section")
-            .annotate(latest_revision=Max("revisions__number"))
+            .annotate(latest_revision=Subquery(latest.values("number")[:1]))
             .prefetch_related("demo_links")
-            .order_by("section__order", "order", "id")
+            .order_by("section__order", "section_id", "order", "id")
         )
 
     def perform_create(self, serializer):
@@ -75,13 +82,19 @@ class CardDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
 class CardMove(AuthorView, APIView):
     @extend_schema(request=MoveSerializer, responses=AuthorCardSerializer(many=True))
     def post(self, request, pk: int):
-        """Move a card one place up or down in its section; returns the section's cards."""
+        """Move a card one place up or down in its section; returns the cards whose place
+        changed, in their new order: the card and the neighbour it swapped with (none at either
+        end of the section). The whole section is `GET .../cards/`, page by page."""
         card = selectors.card_for_author(request.user, pk)
         move = MoveSerializer(data=request.data)
         move.is_valid(raise_exception=True)
-        services.card_move(card=card, direction=move.validated_data["direction"])
-        rows = card.section.cards.select_related("deck", "section").order_by("order", "id")
-        return Response(AuthorCardSerializer(rows, many=True).data)
+        before = card.order
+        if not services.card_move(card=card, direction=move.validated_data["direction"]):
+            return Response([])
+        rows = card.section.cards.filter(order__in=[before, card.order]).select_related(
+            "deck", "section"
+        )
+        return Response(AuthorCardSerializer(rows.order_by("order", "id"), many=True).data)
 
 
 class CardRevisions(AuthorView, generics.ListAPIView):

@@ -1,8 +1,12 @@
 """Decks and their sections."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -30,9 +34,27 @@ class DeckList(AuthorView, generics.ListCreateAPIView):
         )
 
 
+CONFIRM = OpenApiParameter(
+    "confirm", str, description="the deck's slug: delete it although learners have progress"
+)
+
+
+@extend_schema_view(
+    delete=extend_schema(
+        parameters=[CONFIRM],
+        responses={
+            204: None,
+            409: OpenApiResponse(
+                description="Learners have progress on the deck: the error says how many and "
+                "what they would lose; send ?confirm=<slug> to delete it anyway."
+            ),
+        },
+    )
+)
 class DeckDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
     """One deck: PATCH title, description, objectives or is_published (publish / unpublish).
-    DELETE (staff only) removes the deck with its cards and every learner's progress on them."""
+    DELETE (staff only) removes the deck with its cards and every learner's progress on them;
+    while learners have progress it is refused (409) unless `?confirm=<the deck's slug>`."""
 
     serializer_class = AuthorDeckSerializer
     lookup_field = "slug"
@@ -45,9 +67,8 @@ class DeckDetail(AuthorView, generics.RetrieveUpdateDestroyAPIView):
         serializer.instance = services.deck_update(deck=serializer.instance, **fields)
 
     def perform_destroy(self, deck):
-        if not self.request.user.is_staff:
-            raise PermissionDenied("Only staff may delete a deck.")
-        deck.delete()
+        confirm = self.request.query_params.get("confirm", "")
+        services.deck_delete(deck=deck, by=self.request.user, confirm=confirm)
 
 
 class SectionList(AuthorView, generics.ListCreateAPIView):

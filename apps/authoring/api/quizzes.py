@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from apps.authoring import selectors, services
 from apps.authoring.api.base import DELETE_REFUSED, AuthorView
 from apps.authoring.serializers import AuthorQuestionSerializer, AuthorQuizSerializer
+from apps.quizzes.content import SIZING_KEYS
 from apps.quizzes.models import Question, Quiz
 
 Source = services.Source
@@ -117,7 +118,7 @@ class QuestionDetail(AuthorView, APIView):
         if partial:
             kind = data.get("kind", current["kind"])
             if kind != current["kind"]:
-                for key in ("choices", "statements", "pairs"):
+                for key in ("choices", "statements", "pairs", "given", *SIZING_KEYS):
                     current.pop(key, None)
             data = {**current, **data}
         question, _ = services.question_save(

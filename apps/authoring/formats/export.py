@@ -39,10 +39,13 @@ def _text_representer(dumper: yaml.SafeDumper, value: str):
 _BlockDumper.add_representer(str, _text_representer)
 
 
+def block_yaml(document: Any) -> str:
+    """A document as the YAML our files use: keys in their order, multi-line text as blocks."""
+    return yaml.dump(document, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
 def export_yaml(deck: Deck) -> str:
-    return yaml.dump(
-        deck_document(deck), Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100
-    )
+    return block_yaml(deck_document(deck))
 
 
 def export_json(deck: Deck) -> str:

@@ -17,9 +17,11 @@ from apps.authoring.services.cards import (
     note_siblings,
 )
 from apps.authoring.services.decks import (
+    DeckHasProgress,
     deck_author_grant,
     deck_author_revoke,
     deck_create,
+    deck_delete,
     deck_update,
 )
 from apps.authoring.services.imports import (
@@ -31,6 +33,7 @@ from apps.authoring.services.imports import (
     import_job_progress,
     import_job_run,
     import_job_time_out,
+    import_jobs_reap,
     import_precheck,
     import_result_data,
 )
@@ -47,12 +50,13 @@ from apps.authoring.services.sections import (
 )
 
 __all__ = [
+    "DeckHasProgress", "deck_delete",
     "CARD_FIELDS", "INLINE_IMPORT_MAX_BYTES", "ImportBusy", "QUIZ_FIELDS", "Source", "card_create",
     "card_data", "card_delete", "card_demos_link", "card_edit", "card_move", "card_questions_link",
     "card_update", "deck_author_grant", "deck_author_revoke", "deck_create", "deck_import",
     "deck_update", "file_import", "import_job_create", "import_job_progress", "import_job_run",
-    "import_job_time_out", "import_precheck", "import_result_data", "note_siblings",
-    "question_data", "question_delete", "question_move", "question_save", "quiz_delete",
-    "quiz_save", "revision_restore", "section_create", "section_delete", "section_move",
-    "section_update",
+    "import_job_time_out", "import_jobs_reap", "import_precheck", "import_result_data",
+    "note_siblings", "question_data", "question_delete", "question_move", "question_save",
+    "quiz_delete", "quiz_save", "revision_restore", "section_create", "section_delete",
+    "section_move", "section_update",
 ]  # fmt: skip

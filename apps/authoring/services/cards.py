@@ -14,7 +14,13 @@ from django.db.models import Max
 
 from apps.authoring.models import Revision
 from apps.authoring.selectors import learners_with_progress
-from apps.authoring.services.fields import order_swap, slug_check, tags_clean, text_clean
+from apps.authoring.services.fields import (
+    order_close_gap,
+    order_swap,
+    slug_check,
+    tags_clean,
+    text_clean,
+)
 from apps.authoring.services.links import card_demos_link, card_questions_link
 from apps.authoring.services.revisions import (
     Source,
@@ -75,14 +81,9 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
     return clean
 
 
-def _section_renumber(section_id: int) -> None:
-    """Cards of a section ordered 0, 1, 2... again after one left it, as the deck file loader
-    numbers them; a gap made an import of the deck's own export report those cards changed."""
-    rows = list(Card.objects.filter(section_id=section_id).order_by("order", "id"))
-    moved = [row for position, row in enumerate(rows) if row.order != position]
-    for position, row in enumerate(rows):
-        row.order = position
-    Card.objects.bulk_update(moved, ["order"])
+def _section_gap_close(section_id: int, order: int) -> None:
+    """A card left the section from place `order`: the cards after it move up one place."""
+    order_close_gap(Card.objects.filter(section_id=section_id), order)
 
 
 def _next_order(section: Section) -> int:
@@ -203,9 +204,9 @@ def card_update(
             continue
         kept.add(row.pk)
         old = card_data(row)
-        left_section = None
+        left = None
         if section.pk != row.section_id:
-            left_section = row.section_id
+            left = (row.section_id, row.order)
             row.order = _next_order(section)
         row.section, row.slug, row.note_slug = section, slug, after["slug"]
         for key, value in text.items():
@@ -214,8 +215,8 @@ def card_update(
             continue
         original_keep(card=row, data=old)
         row.save()
-        if left_section is not None:
-            _section_renumber(left_section)
+        if left is not None:
+            _section_gap_close(*left)
         revisions[row.pk] = revision_add(
             card=row,
             data=card_data(row),
@@ -269,12 +270,12 @@ def card_delete(*, card: Card) -> None:
     """Delete a card's note (every sibling of a reversed or cloze note); its learners' states
     and review logs go with it (the admin confirms)."""
     for row in note_siblings(card):
-        section_id = row.section_id
+        section_id, order = row.section_id, row.order
         row.delete()
-        _section_renumber(section_id)
+        _section_gap_close(section_id, order)
 
 
 @transaction.atomic
 def card_move(*, card: Card, direction: str) -> bool:
     """Move a card one place up or down in its section; False at either end."""
-    return order_swap(card.section.cards.all(), card, direction)
+    return order_swap(card.section.cards.all(), card, direction, parent=card.section)

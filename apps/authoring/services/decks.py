@@ -5,8 +5,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from apps.authoring.models import DeckAuthor
+from apps.authoring.selectors import deck_progress
 from apps.authoring.services.fields import slug_check, text_clean
-from apps.decks.models import Deck
+from apps.decks.models import Card, Deck
+from apps.study.services import deck_learners_lock
+from config.errors import Conflict
 
 
 def _objectives(value) -> list[str]:
@@ -67,3 +70,27 @@ def deck_author_revoke(*, deck: Deck, by, user_id: int) -> None:
     if not by.is_staff:
         raise PermissionDenied("Only staff may choose a deck's authors.")
     DeckAuthor.objects.filter(deck=deck, user_id=user_id).delete()
+
+
+class DeckHasProgress(Conflict):
+    """Deleting the deck would delete learners' progress, and the author did not confirm."""
+
+
+@transaction.atomic
+def deck_delete(*, deck: Deck, by, confirm: str = "") -> None:
+    """Delete a deck with its cards, quizzes and every learner's progress on them (staff only).
+    While learners have progress it is refused (409, with what would be lost) unless `confirm`
+    is the deck's slug. Its learners and then its cards are locked first (in the order a grade
+    takes them): a grade or undo in flight ends before, one that comes later finds its card
+    gone (instead of the delete failing on a review it did not see, or a deadlock)."""
+    if not by.is_staff:
+        raise PermissionDenied("Only staff may delete a deck.")
+    deck_learners_lock(deck)
+    list(Card.all_objects.select_for_update().filter(deck=deck).values_list("pk"))
+    progress = deck_progress(deck)
+    if progress.learners and confirm != deck.slug:
+        raise DeckHasProgress(
+            f"{progress.sentence(deck)}. To delete it anyway, send the delete again with "
+            f"confirm={deck.slug}."
+        )
+    deck.delete()

@@ -1,7 +1,9 @@
-"""Cleaning shared by every author write: text as stored, tags, slugs, and moving a row one
-place among its siblings. Each raises django's ValidationError naming the field."""
+"""Cleaning shared by every author write: text as stored, tags, slugs, and a row's place among
+its siblings (moving it one place, closing the gap it leaves). Each cleaning raises django's
+ValidationError naming the field."""
 
 from django.core.exceptions import ValidationError
+from django.db.models import F, Max, Q
 
 from apps.decks.content import SLUG_RE, SLUG_RULE
 
@@ -32,16 +34,55 @@ def slug_check(field: str, value: str) -> str:
     return value
 
 
-def order_swap(siblings, row, direction: str) -> bool:
-    """Swap `row` with its neighbour among `siblings` (locked, in order) and renumber them 0, 1,
-    2...; False at either end or for a direction other than up/down."""
-    rows = list(siblings.order_by("order", "id").select_for_update())
-    index = next(i for i, item in enumerate(rows) if item.pk == row.pk)
-    other = index - 1 if direction == "up" else index + 1
-    if direction not in ("up", "down") or not 0 <= other < len(rows):
+# Rows shifted by one statement when a row leaves its siblings: each statement stays short,
+# however many siblings there are (a 16,512-card section is legal).
+SHIFT_BATCH = 2000
+
+
+def order_swap(siblings, row, direction: str, *, parent) -> bool:
+    """Swap `row` with its neighbour among `siblings` (the rows of `parent` in (order, id)
+    order): two rows written, whatever the number of siblings. Moves among one parent's rows take
+    turns on its row lock, so each swaps real neighbours. False at either end or for a direction
+    other than up/down."""
+    if direction not in ("up", "down"):
         return False
-    rows[index], rows[other] = rows[other], rows[index]
-    for position, item in enumerate(rows):
-        item.order = position
-    siblings.model.objects.bulk_update(rows, ["order"])
+    type(parent).objects.select_for_update(no_key=True).filter(pk=parent.pk).values_list("pk").get()
+    current = siblings.filter(pk=row.pk).values_list("order", flat=True).first()
+    if current is None:
+        return False
+    if direction == "up":
+        nearer = siblings.filter(Q(order__lt=current) | Q(order=current, pk__lt=row.pk))
+        nearer = nearer.order_by("-order", "-pk")
+    else:
+        nearer = siblings.filter(Q(order__gt=current) | Q(order=current, pk__gt=row.pk))
+        nearer = nearer.order_by("order", "pk")
+    neighbour = nearer.values_list("pk", "order").first()
+    if neighbour is None:
+        return False
+    other, other_order = neighbour
+    if other_order == current:  # a tie older data left: number them 0, 1, 2... first
+        order_renumber(siblings)
+        return order_swap(siblings, row, direction, parent=parent)
+    siblings.filter(pk=row.pk).update(order=other_order)
+    siblings.filter(pk=other).update(order=current)
+    row.order = other_order
     return True
+
+
+def order_renumber(siblings) -> None:
+    """Number `siblings` 0, 1, 2... in their (order, id) order, writing only the rows out of
+    place, a few hundred to a statement."""
+    rows = siblings.order_by("order", "pk").values_list("pk", "order")
+    moved = [siblings.model(pk=pk, order=at) for at, (pk, order) in enumerate(rows) if order != at]
+    siblings.bulk_update(moved, ["order"], batch_size=500)
+
+
+def order_close_gap(siblings, order: int) -> None:
+    """A row left `siblings` from place `order`: the rows after it move up one place, so the
+    places stay 0, 1, 2... (as the deck file loader numbers them, and an import of the deck's
+    own export finds nothing changed). SHIFT_BATCH places to a statement."""
+    top = siblings.aggregate(n=Max("order"))["n"]
+    if top is None:
+        return
+    for low in range(order, top, SHIFT_BATCH):
+        siblings.filter(order__gt=low, order__lte=low + SHIFT_BATCH).update(order=F("order") - 1)

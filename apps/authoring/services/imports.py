@@ -2,11 +2,14 @@
 
 import dataclasses
 import logging
+import zlib
+from datetime import timedelta
 
 from celery import current_app
+from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from apps.authoring.apkg import ApkgError, apkg_precheck
@@ -18,6 +21,7 @@ from apps.decks.content import PROGRESS_EVERY, ContentError, DeckDoc, LoadResult
 from apps.decks.models import Deck
 from apps.quizzes.lint import lint_documents
 from config.errors import Conflict
+from config.workers import Heartbeat, reaper
 
 log = logging.getLogger(__name__)
 # The worker's task (apps.authoring.tasks), sent by name: the task calls this module, so this
@@ -25,15 +29,45 @@ log = logging.getLogger(__name__)
 IMPORT_TASK = "authoring.import_job_run"
 
 
+# pg_advisory_xact_lock's first key: "deck imports" (the second is the deck slug's CRC-32).
+DECK_IMPORT_LOCK = 28_001
+
+
+def _deck_import_lock(slug: str, *, wait: bool) -> None:
+    """Imports of one deck take turns, until the transaction ends (two at once both took the
+    deck's cards as new and numbered their first revisions twice: a unique violation, a 500).
+    A lock on the slug, not a row: the deck may not exist yet. `wait=False` refuses at once
+    with ImportBusy instead of waiting. (SQLite runs one writing transaction at a time.)"""
+    if connection.vendor != "postgresql":
+        return
+    key = zlib.crc32(slug.encode()) - 2**31  # PostgreSQL's int4
+    with connection.cursor() as cursor:
+        if wait:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [DECK_IMPORT_LOCK, key])
+            return
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [DECK_IMPORT_LOCK, key])
+        if not cursor.fetchone()[0]:
+            raise ImportBusy(_busy_message(slug))
+
+
 @transaction.atomic
 def deck_import(
-    *, doc: DeckDoc, user, dry_run: bool = False, publish: bool = False, progress=None
+    *,
+    doc: DeckDoc,
+    user,
+    dry_run: bool = False,
+    publish: bool = False,
+    progress=None,
+    wait: bool = True,
 ) -> LoadResult:
     """Apply a whole deck document (from any import format) in one transaction, with a
     revision for every card it creates or changes. A deck new to this site is created as a
     draft unless `publish`; only staff may create decks, authors may update theirs.
     `progress(steps_done)` follows the write for a job's progress bar: two steps per card,
-    writing it (deck_apply's) and then its revision."""
+    writing it (deck_apply's) and then its revision. Imports of one deck take turns; with
+    `wait=False` (a web request) one that would wait is refused with ImportBusy (409)."""
+    if not dry_run:
+        _deck_import_lock(doc.slug, wait=wait)
     deck = Deck.objects.filter(slug=doc.slug).first()
     if deck is None and not (user is None or user.is_staff):
         raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
@@ -87,14 +121,22 @@ def deck_import(
 def file_import(
     *, data: bytes, filename: str, options: dict, user, dry_run: bool = False
 ) -> tuple[DeckDoc, LoadResult]:
-    """Read a whole import file (any format) and apply it in one transaction (deck_import).
+    """Read a whole import file (any format) and apply it in one transaction (deck_import),
+    in the request: refused with ImportBusy (409) while another import of the deck runs.
     `options` as an ImportJob keeps them: fmt, deck_slug, deck_title, section, publish."""
     doc = import_document(
         data, filename=filename, fmt=options.get("fmt"), deck_slug=options.get("deck_slug", ""),
         deck_title=options.get("deck_title", ""), section=options.get("section", ""),
     )  # fmt: skip
     publish = bool(options.get("publish"))
-    return doc, deck_import(doc=doc, user=user, dry_run=dry_run, publish=publish)
+    if (
+        not dry_run
+        and ImportJob.objects.filter(
+            deck_slug=doc.slug, status__in=ImportJob.ACTIVE, dry_run=False
+        ).exists()
+    ):
+        raise ImportBusy(_busy_message(doc.slug))
+    return doc, deck_import(doc=doc, user=user, dry_run=dry_run, publish=publish, wait=False)
 
 
 def import_result_data(result: LoadResult, *, dry_run: bool, notes) -> dict:
@@ -209,15 +251,37 @@ def import_job_progress(job: ImportJob) -> float:
     return min(0.99, done / (2 * job.rows_total))  # two steps per card (deck_import)
 
 
+class ImportWithdrawn(Exception):
+    """The job stopped being this worker's while it wrote (the reaper failed it): undo the
+    write, so the job's status and the deck always agree."""
+
+
 def import_job_run(*, job_id: int) -> str | None:
     """The worker's side: claim a queued job, parse its file, write it in one transaction and
     record the counts (or the reason nothing was imported). Idempotent: a job already claimed
-    or finished is left alone."""
+    or finished is left alone. A heartbeat proves the worker alive meanwhile; the success is
+    recorded in the import's own transaction, so a job the reaper failed imported nothing."""
+    now = timezone.now()
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
-        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+        status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now
     )
     if claimed != 1:
         return None
+
+    def beat():
+        ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+
+    heartbeat = Heartbeat(beat, settings.IMPORTS_HEARTBEAT_S, name=f"import-heartbeat-{job_id}")
+    heartbeat.start()
+    try:
+        return _import_job_write(job_id)
+    finally:
+        heartbeat.stop()
+
+
+def _import_job_write(job_id: int) -> str:
     job = ImportJob.objects.select_related("user").get(pk=job_id)
     options = job.options
     try:
@@ -243,6 +307,18 @@ def import_job_run(*, job_id: int) -> str | None:
                 doc=doc, user=job.user, dry_run=job.dry_run,
                 publish=bool(options.get("publish")), progress=progress,
             )  # fmt: skip
+            succeeded = ImportJob.objects.filter(
+                pk=job_id, status=ImportJob.Status.RUNNING
+            ).update(
+                status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
+                result={**import_result_data(result, dry_run=job.dry_run, notes=doc.notes),
+                        "summary": str(result)},
+            )  # fmt: skip
+            if not succeeded:
+                raise ImportWithdrawn
+    except ImportWithdrawn:
+        log.warning("import job %s was failed while it ran; its write was rolled back", job_id)
+        return ImportJob.Status.FAILED
     except ContentError as exc:
         import_job_fail(job_id, f"Nothing was imported. {exc}")
         return ImportJob.Status.FAILED
@@ -250,10 +326,31 @@ def import_job_run(*, job_id: int) -> str | None:
         message = " ".join(getattr(exc, "messages", [str(exc)]))
         import_job_fail(job_id, f"Nothing was imported. {message}")
         return ImportJob.Status.FAILED
-    ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.RUNNING).update(
-        status=ImportJob.Status.SUCCEEDED, finished_at=timezone.now(),
-        result={**import_result_data(result, dry_run=job.dry_run, notes=doc.notes),
-                "summary": str(result)},
-    )  # fmt: skip
     cache.delete(_progress_key(job_id))
     return ImportJob.Status.SUCCEEDED
+
+
+@reaper
+def import_jobs_reap(*, stale_after_s: int | None = None, queued_after_s: int | None = None) -> int:
+    """Fail import jobs whose worker stopped sending heartbeats (killed: its transaction rolled
+    back, nothing was imported) and jobs no worker picked up; their decks are free again."""
+    stale_after_s = stale_after_s or settings.IMPORTS_STALE_AFTER_S
+    queued_after_s = queued_after_s or settings.IMPORTS_QUEUED_TIMEOUT_S
+    now = timezone.now()
+    dead = ImportJob.objects.filter(
+        status=ImportJob.Status.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_after_s)
+    ).update(
+        status=ImportJob.Status.FAILED, finished_at=now,
+        error=f"Nothing was imported: the worker running this import stopped (no heartbeat for "
+        f"{stale_after_s} s) and its writes were undone. Import the file again.",
+    )  # fmt: skip
+    unclaimed = ImportJob.objects.filter(
+        status=ImportJob.Status.QUEUED, created_at__lt=now - timedelta(seconds=queued_after_s)
+    ).update(
+        status=ImportJob.Status.FAILED, finished_at=now,
+        error=f"Nothing was imported: no worker picked this import up within "
+        f"{queued_after_s // 60} minutes. Is the worker running? Import the file again.",
+    )  # fmt: skip
+    if dead or unclaimed:
+        log.warning("reaped %s stale and %s unclaimed import jobs", dead, unclaimed)
+    return dead + unclaimed

@@ -24,7 +24,7 @@ from apps.quizzes.models import Question, Quiz
 def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
     card_slugs = set(card_names(quiz.deck))
     try:
-        return question_parse("question", f"quiz {quiz.slug!r}", index, data, card_slugs)
+        return question_parse("question", f"quiz {quiz.slug!r}", index, data, card_slugs, quiz.kind)
     except ContentError as exc:
         raise ValidationError({"question": exc.problem}) from None
 
@@ -87,7 +87,7 @@ def question_save(
 @transaction.atomic
 def question_move(*, question: Question, direction: str) -> bool:
     """Move a question one place up or down in its quiz (the author's order)."""
-    return order_swap(question.quiz.questions.all(), question, direction)
+    return order_swap(question.quiz.questions.all(), question, direction, parent=question.quiz)
 
 
 @transaction.atomic

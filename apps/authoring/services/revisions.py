@@ -47,8 +47,13 @@ def question_data(question: Question) -> dict[str, Any]:
         doc["statements"] = [
             {"text": s.text, "answer": s.answer} for s in by_order(question.statements.all())
         ]
-    else:
+    elif question.kind == Question.Kind.MATCH:
         doc["pairs"] = [{"left": p.left, "right": p.right} for p in by_order(question.pairs.all())]
+    else:  # a sizing drill: its numbers and formula as the quiz file has them
+        doc |= {k: v for k, v in question.sizing.items() if k != "derived" or v}
+        doc["solution"] = question.solution
+    if question.evidence:
+        doc["evidence"] = dict(question.evidence)
     return doc
 
 

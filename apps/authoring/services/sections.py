@@ -51,4 +51,4 @@ def section_delete(*, section: Section) -> None:
 
 @transaction.atomic
 def section_move(*, section: Section, direction: str) -> bool:
-    return order_swap(section.deck.sections.all(), section, direction)
+    return order_swap(section.deck.sections.all(), section, direction, parent=section.deck)

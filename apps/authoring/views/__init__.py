@@ -22,6 +22,16 @@ from apps.authoring.views.decks import (
     section_create,
     section_move,
 )
+from apps.authoring.views.exercises import (
+    exercise,
+    exercise_export,
+    exercise_import,
+    exercise_import_batch,
+    exercise_new,
+    exercise_recheck,
+    exercise_restore,
+    exercises,
+)
 from apps.authoring.views.imports import export, import_job, import_job_commit, import_page
 from apps.authoring.views.quizzes import (
     question,
@@ -34,7 +44,9 @@ from apps.authoring.views.quizzes import (
 
 __all__ = [
     "card", "card_delete", "card_history", "card_move", "card_new", "deck", "deck_authors",
-    "deck_create", "deck_publish", "export", "import_job", "import_job_commit", "import_page",
-    "index", "preview", "question", "question_delete", "question_history", "question_move",
-    "quiz", "quiz_create", "revision_restore", "section", "section_create", "section_move",
+    "deck_create", "deck_publish", "exercise", "exercise_export", "exercise_import",
+    "exercise_import_batch", "exercise_new", "exercise_recheck", "exercise_restore", "exercises",
+    "export", "import_job", "import_job_commit", "import_page", "index", "preview", "question",
+    "question_delete", "question_history", "question_move", "quiz", "quiz_create",
+    "revision_restore", "section", "section_create", "section_move",
 ]  # fmt: skip

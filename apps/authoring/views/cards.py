@@ -120,7 +120,7 @@ def card(request, pk: int):
 def card_move(request, pk: int):
     card = selectors.card_for_author(request.user, pk)
     services.card_move(card=card, direction=direction_posted(request.POST))
-    return structure(request, card.deck)
+    return structure(request, card.deck, selectors.structure_page_of(card=card))
 
 
 @require_POST

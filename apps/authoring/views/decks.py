@@ -85,7 +85,7 @@ def deck(request, slug: str):
         "deck": deck,
         "values": values,
         "description_preview": render_markdown(values["description"]),
-        "sections": selectors.deck_structure(deck),
+        "sections": selectors.deck_structure(deck, request.GET.get("page", 1)),
         "quizzes": deck.quizzes.select_related("section"),
         "quiz_kinds": Quiz.Kind.choices,
         "authors": deck.authors.select_related("user").order_by("user__username"),
@@ -121,12 +121,15 @@ def deck_authors(request, slug: str):
     return redirect(reverse("authoring:deck", args=[deck.slug]) + "#authors")
 
 
-def structure(request, deck):
-    """After a move: the deck's structure fragment for htmx, else back to the deck page."""
+def structure(request, deck, page: int):
+    """After a move: the page of the deck's structure that shows what moved, as the htmx
+    fragment, or the deck page there."""
     if request.htmx:
-        context = {"deck": deck, "sections": selectors.deck_structure(deck)}
+        context = {"deck": deck, "sections": selectors.deck_structure(deck, page)}
         return render(request, "authoring/deck.html#structure", context)
-    return redirect("authoring:deck", slug=deck.slug)
+    return redirect(
+        reverse("authoring:deck", args=[deck.slug]) + (f"?page={page}" if page > 1 else "")
+    )
 
 
 @require_POST
@@ -177,4 +180,4 @@ def section(request, pk: int):
 def section_move(request, pk: int):
     section = selectors.section_for_author(request.user, pk)
     services.section_move(section=section, direction=direction_posted(request.POST))
-    return structure(request, section.deck)
+    return structure(request, section.deck, selectors.structure_page_of(section=section))

@@ -12,6 +12,7 @@ from apps.authoring.forms import (
     QuestionForm,
     QuizForm,
     direction_posted,
+    evidence_text,
     options_text,
 )
 from apps.authoring.views.base import author_required, form_write
@@ -72,7 +73,7 @@ def _question_context(quiz, question, values, errors):
 
 def _question_values(question) -> dict:
     data = services.question_data(question)
-    return {**data, "options": options_text(data)}
+    return {**data, "options": options_text(data), "evidence": evidence_text(data)}
 
 
 @author_required

@@ -139,7 +139,8 @@ DEMOS: tuple[DemoSpec, ...] = (
         module="sampling",
         claim=Claim(
             "With one rollout actor, the learner sat idle waiting for samples at least half of "
-            "the time: sampling was the bottleneck.",
+            "the time: sampling was the bottleneck. That holds by construction here (the "
+            "learner's CPU per step is set below the simulator's); a heavier learner flips it.",
             (
                 Check(
                     "idle_1",

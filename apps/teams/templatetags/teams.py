@@ -67,6 +67,7 @@ MEMBER_ROW = """<tr>
         <td>{}</td>
         <td>{} day{}</td>
         <td title="{} of {} checks taken">{}</td>
+        <td title="of {} code exercises">{}</td>
         <td>{}</td>
       </tr>"""
 
@@ -75,7 +76,7 @@ YOU_BADGE = mark_safe(' <span class="badge you">you</span>')
 
 
 @register.simple_tag
-def member_row(m, viewer_id: int, check_count: int):
+def member_row(m, viewer_id: int, check_count: int, exercise_count: int = 0):
     """One row of the member table, built in one call with format_html for the same reason as
     heat_cells: the markup the template loop gave, escaped by Django."""
     if m.last_active:
@@ -103,5 +104,7 @@ def member_row(m, viewer_id: int, check_count: int):
         len(m.knowledge_checks),
         check_count,
         pct(m.knowledge),
+        exercise_count,
+        m.exercises_passed,
         when,
     )

@@ -8,6 +8,7 @@ from django.db import transaction
 from apps.authoring.selectors import learners_with_progress
 from apps.decks.content import ContentError, deck_file_load
 from apps.demos.content import demo_links_file_load
+from apps.exercises.services import exercise_file_load
 from apps.quizzes.content import quiz_file_load
 
 # Each app's content loader, in dependency order: (folder under fixtures/, loader(path) -> result).
@@ -16,12 +17,14 @@ LOADERS = [
     ("decks", partial(deck_file_load, learners_of=learners_with_progress)),
     ("quizzes", quiz_file_load),
     ("demos", demo_links_file_load),
+    ("exercises", exercise_file_load),
 ]
 
 
 class Command(BaseCommand):
     help = (
-        "Load the shipped content from fixtures/ (decks, quizzes, demo links). Idempotent: "
+        "Load the shipped content from fixtures/ (decks, quizzes, demo links, exercises). "
+        "Idempotent: "
         "a second run changes nothing and never resets anyone's progress."
     )
 

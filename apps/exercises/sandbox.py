@@ -1,0 +1,579 @@
+"""The sandbox that runs learners' code: one fresh bubblewrap process per run. Pure Python, no
+Django: it builds the bwrap command line, runs apps/exercises/harness.py inside it, reads the
+harness's JSON lines, and turns them (with the exit status, the time and the output) into an
+Outcome capped in size.
+
+What a run gets:
+- namespaces of its own (no network but its own loopback, its own PIDs, IPC and hostname); a user
+  namespace too when the worker is not root, with no further user namespaces allowed inside;
+- a read-only root holding only the interpreter, its standard library (its site-packages hidden),
+  numpy, and the shared libraries those load (found with ldd); a private tmpfs at /tmp of
+  `tmpfs_mb`; a minimal /dev and its own /proc;
+- an empty environment, no stdin but the job, and the job's own uid: a root worker starts the
+  harness as root without capabilities but SETUID/SETGID, and the harness drops to a uid picked
+  for this run before it reads a line of the learner's code, so the process limit counts this run
+  alone (RLIMIT_NPROC is not enforced for root);
+- rlimits on CPU time, address space, processes, file size and open files; a wall-clock deadline
+  after which the whole process group is killed; a cap on what it may print.
+
+Where bwrap is missing or cannot start, `probe` says why and nothing is run: there is no
+fallback that runs code bare.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import importlib.util
+import json
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+HARNESS = Path(__file__).with_name("harness.py")
+SANDBOX_DIR = "/sandbox"
+SITE_DIR = f"{SANDBOX_DIR}/site"
+EVENTS_MAX_BYTES = 512 * 1024
+RUN_UIDS = (200_000, 260_000)  # the range a root worker picks each run's uid from
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_s: int = 5
+    wall_s: float = 10.0
+    memory_mb: int = 512
+    processes: int = 32
+    file_mb: int = 16
+    tmpfs_mb: int = 64
+    output_bytes: int = 1 << 20  # stdout + stderr past this: the run is stopped
+    shown_bytes: int = 4096  # what is kept of each stream
+    nice: int = 10  # learners' code runs below the web and the workers' own priority
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str  # "examples" or "hidden"
+    source: str
+    visible: bool = False  # a visible suite's failing lines may be quoted in messages
+
+
+@dataclass
+class TestResult:
+    name: str
+    suite: str
+    passed: bool
+    message: str = ""
+    ms: float | None = None
+
+
+@dataclass
+class Outcome:
+    """What one run came to. `status` is "passed" (every test passed), "failed" (the code ran
+    and something failed or it hit a limit) or "error" (the sandbox itself did not run it: the
+    learner is not to blame and nothing is graded)."""
+
+    status: str
+    tests: list[TestResult] = field(default_factory=list)
+    problem: str = ""  # one sentence for the run as a whole (a limit, a crash, a syntax error)
+    syntax_error: dict | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    time_ms: int = 0
+    cpu_ms: int | None = None  # the harness's own count, when it finished
+    startup_ms: int | None = None  # from spawning bwrap to the harness's first line
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+class SandboxUnavailable(Exception):
+    """bwrap is missing or cannot start here; the message says why."""
+
+
+# --- the read-only root -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The files a run may read: the interpreter, its standard library, numpy and their shared
+    libraries, each bound read-only at its own path (numpy under SITE_DIR)."""
+
+    python: str
+    binds: tuple[str, ...]
+    site: tuple[tuple[str, str], ...]  # (host path, path inside)
+    hidden: tuple[str, ...]  # directories covered by an empty tmpfs
+    symlinks: tuple[tuple[str, str], ...]  # (target, link) recreated inside
+
+
+def _ldd_dirs(files: list[str]) -> set[str]:
+    """The directories of every shared library `files` load (one ldd call)."""
+    ldd = shutil.which("ldd")
+    if not ldd or not files:
+        return set()
+    dirs = set()
+    for start in range(0, len(files), 200):
+        out = subprocess.run(
+            [ldd, *files[start : start + 200]], capture_output=True, text=True, timeout=60
+        ).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            path = next((p for p in parts if p.startswith("/")), None)
+            if path and os.path.exists(path):
+                dirs.add(os.path.dirname(os.path.realpath(path)))
+                dirs.add(os.path.dirname(path))
+    return dirs
+
+
+@functools.cache
+def runtime_discover() -> Runtime:
+    """This interpreter's runtime (the sandbox runs the worker's own Python, so the learner's
+    numpy is the tested one). Computed once per process."""
+    python = os.path.realpath(sys.executable)
+    paths = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})
+    stdlib = os.path.realpath(paths["stdlib"])
+    binds = {python, stdlib}
+    libdir = sysconfig.get_config_var("LIBDIR")
+    soname = sysconfig.get_config_var("INSTSONAME")
+    if sysconfig.get_config_var("Py_ENABLE_SHARED") and libdir and soname:
+        for name in {soname, sysconfig.get_config_var("LDLIBRARY")}:
+            candidate = os.path.join(libdir, name or "")
+            if name and os.path.exists(candidate):
+                binds.add(os.path.realpath(candidate))
+    spec = importlib.util.find_spec("numpy")
+    site: list[tuple[str, str]] = []
+    shared = [python]
+    dynload = os.path.join(stdlib, "lib-dynload")
+    if os.path.isdir(dynload):
+        shared += [os.path.join(dynload, f) for f in os.listdir(dynload) if f.endswith(".so")]
+    if spec and spec.submodule_search_locations:
+        numpy_dir = os.path.realpath(list(spec.submodule_search_locations)[0])
+        site.append((numpy_dir, f"{SITE_DIR}/numpy"))
+        libs = os.path.join(os.path.dirname(numpy_dir), "numpy.libs")
+        if os.path.isdir(libs):
+            site.append((os.path.realpath(libs), f"{SITE_DIR}/numpy.libs"))
+        for root, _, files in os.walk(numpy_dir):
+            shared += [os.path.join(root, f) for f in files if f.endswith(".so")]
+    lib_dirs = {d for d in _ldd_dirs(shared) if not d.startswith(tuple(h for h, _ in site))}
+    symlinks = []
+    for top in ("/lib", "/lib64", "/lib32", "/libx32"):
+        if os.path.islink(top):
+            symlinks.append((os.readlink(top), top))
+    resolved = set()
+    for d in lib_dirs:
+        real = os.path.realpath(d)
+        if real not in (stdlib,) and not real.startswith(stdlib + os.sep):
+            resolved.add(real)
+    binds |= resolved
+    # A directory inside another bound one needs no bind of its own.
+    kept = sorted(b for b in binds if not any(b != o and b.startswith(o + os.sep) for o in binds))
+    hidden = tuple(
+        d for d in (os.path.join(stdlib, "site-packages"), os.path.join(stdlib, "dist-packages"))
+        if os.path.isdir(d)
+    )  # fmt: skip
+    return Runtime(python, tuple(kept), tuple(site), hidden, tuple(symlinks))
+
+
+def run_uid() -> int:
+    low, high = RUN_UIDS
+    return low + secrets.randbelow(high - low)
+
+
+def command(
+    runtime: Runtime,
+    limits: Limits,
+    *,
+    bwrap: str = "/usr/bin/bwrap",
+    privileged: bool,
+    harness: str = str(HARNESS),
+    info_fd: int | None = None,
+) -> list[str]:
+    """The bwrap command line of one run. `privileged`: the worker is root, so bwrap makes no
+    user namespace (a uid mapped to root would escape RLIMIT_NPROC) and the harness drops to the
+    run's uid itself; otherwise a user namespace maps the sandbox's nobody to the worker."""
+    cmd = [
+        bwrap,
+        "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+        "--unshare-cgroup-try", "--hostname", "sandbox",
+        "--die-with-parent", "--new-session", "--clearenv",
+        *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+        "--setenv", "HOME", "/tmp/work", "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "PATH", "/nonexistent",
+        "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
+        "--setenv", "MKL_NUM_THREADS", "1",
+    ]  # fmt: skip
+    if privileged:
+        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        cmd += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--disable-userns"]
+    for target, link in runtime.symlinks:
+        cmd += ["--symlink", target, link]
+    inside = [*runtime.binds, *(dest for _, dest in runtime.site), f"{SANDBOX_DIR}/harness.py"]
+    made = set()
+    for path in sorted(inside):
+        parents = []
+        parent = os.path.dirname(path)
+        while parent not in ("/", "") and parent not in made:
+            if any(parent == link for _, link in runtime.symlinks):
+                break
+            parents.append(parent)
+            parent = os.path.dirname(parent)
+        for p in reversed(parents):
+            cmd += ["--perms", "0755", "--dir", p]
+            made.add(p)
+    for path in runtime.binds:
+        cmd += ["--ro-bind", path, path]
+    for path in runtime.hidden:
+        cmd += ["--tmpfs", path]
+    for host, dest in runtime.site:
+        cmd += ["--ro-bind", host, dest]
+    cmd += [
+        "--ro-bind", harness, f"{SANDBOX_DIR}/harness.py",
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(limits.tmpfs_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
+        "--chdir", "/tmp",
+        "--", runtime.python, "-I", "-S", "-B", "-X", "utf8", f"{SANDBOX_DIR}/harness.py",
+    ]  # fmt: skip
+    return cmd
+
+
+# --- running one job ---------------------------------------------------------------------------
+
+
+def test_names(source: str) -> list[str]:
+    """The top-level test functions a suite defines, in order (what the result must list)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    ]
+
+
+@dataclass
+class _Stream:
+    kept: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+
+def _stop(proc: subprocess.Popen, info: bytes) -> None:
+    """Kill the sandbox's pid 1 (bwrap reports its pid on the info fd): the kernel then kills
+    every process of its pid namespace before pid 1 is gone, and bwrap exits only after that,
+    so nothing the code started outlives the run. The process group goes too, in case."""
+    try:
+        child = int(json.loads(info.decode().split("}")[0] + "}")["child-pid"])
+    except (ValueError, KeyError, IndexError, UnicodeDecodeError):
+        child = None
+    if child:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run(
+    code: str,
+    suites: list[Suite],
+    limits: Limits,
+    *,
+    runtime: Runtime | None = None,
+    bwrap: str = "/usr/bin/bwrap",
+) -> Outcome:
+    """Run `code` against `suites` in a fresh sandbox and say how it went. Never raises for
+    anything the code does; SandboxUnavailable when bwrap is not there at all."""
+    if not os.access(bwrap, os.X_OK):
+        raise SandboxUnavailable(f"{bwrap} is not installed (Debian package bubblewrap)")
+    runtime = runtime or runtime_discover()
+    privileged = os.geteuid() == 0
+    job = {
+        "solution": code,
+        "suites": [{"name": s.name, "source": s.source, "visible": s.visible} for s in suites],
+        "limits": asdict(limits),
+        "uid": run_uid() if privileged else None,
+        "path": [SITE_DIR],
+    }
+    read_end, write_end = os.pipe()
+    info_read, info_write = os.pipe()
+    job["result_fd"] = write_end
+    payload = json.dumps(job).encode()
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            command(runtime, limits, bwrap=bwrap, privileged=privileged, info_fd=info_write),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(write_end, info_write),
+            env={},  # bwrap's own environment too: the sandbox's pid 1 keeps it in /proc
+            start_new_session=True,
+        )
+    except OSError as exc:
+        for fd in (read_end, write_end, info_read, info_write):
+            os.close(fd)
+        raise SandboxUnavailable(f"bwrap could not be started: {exc}") from None
+    os.close(write_end)
+    os.close(info_write)
+    return _collect(proc, read_end, info_read, payload, limits, suites, started)
+
+
+def _collect(proc, read_end, info_read, payload, limits, suites, started) -> Outcome:
+    def feed():
+        try:
+            proc.stdin.write(payload)
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    streams = {"stdout": _Stream(), "stderr": _Stream(), "events": _Stream(), "info": _Stream()}
+    files = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr", read_end: "events",
+             info_read: "info"}  # fmt: skip
+    sel = selectors.DefaultSelector()
+    for fd in files:
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    deadline = started + limits.wall_s
+    why_stopped = ""
+    first_event_at = None
+    while sel.get_map():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            why_stopped = "wall"
+            break
+        for key, _ in sel.select(timeout=min(left, 0.5)):
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                sel.unregister(key.fd)
+                continue
+            name = files[key.fd]
+            stream = streams[name]
+            stream.total += len(chunk)
+            if name == "events":
+                if first_event_at is None:
+                    first_event_at = time.monotonic()
+                if stream.total <= EVENTS_MAX_BYTES:
+                    stream.kept += chunk
+            elif name == "info":
+                stream.kept += chunk[:4096]
+            elif len(stream.kept) < limits.shown_bytes:
+                stream.kept += chunk[: limits.shown_bytes - len(stream.kept)]
+        if streams["stdout"].total + streams["stderr"].total > limits.output_bytes:
+            why_stopped = "output"
+            break
+    if why_stopped:
+        _stop(proc, bytes(streams["info"].kept))
+    returncode = proc.wait()
+    elapsed_ms = round(1000 * (time.monotonic() - started))
+    sel.close()
+    for pipe in (proc.stdout, proc.stderr):
+        pipe.close()
+    os.close(read_end)
+    os.close(info_read)
+    writer.join(timeout=1)
+    return outcome_parse(
+        bytes(streams["events"].kept),
+        suites=suites,
+        limits=limits,
+        returncode=returncode,
+        stopped=why_stopped,
+        stdout=bytes(streams["stdout"].kept),
+        stderr=bytes(streams["stderr"].kept),
+        stdout_bytes=streams["stdout"].total,
+        stderr_bytes=streams["stderr"].total,
+        time_ms=elapsed_ms,
+        startup_ms=round(1000 * (first_event_at - started)) if first_event_at else None,
+    )
+
+
+# --- reading the result -----------------------------------------------------------------------
+
+SIGNALS = {
+    signal.SIGSEGV: "a segmentation fault",
+    signal.SIGBUS: "a bus error",
+    signal.SIGILL: "an illegal instruction",
+    signal.SIGFPE: "a floating-point exception",
+    signal.SIGABRT: "an abort",
+    signal.SIGKILL: "a kill",
+    signal.SIGXCPU: "the CPU time limit",
+    signal.SIGXFSZ: "the file size limit",
+}
+
+
+def _text(data: bytes, total: int) -> str:
+    text = data.decode("utf-8", errors="replace")
+    if total > len(data):
+        text += f"\n… [{total - len(data):,} more bytes not shown]"
+    return text
+
+
+def _signal_of(returncode: int) -> int | None:
+    """bwrap reports a child killed by signal N as exit status 128 + N; a kill of bwrap itself
+    shows as -N."""
+    if returncode < 0:
+        return -returncode
+    if returncode > 128:
+        return returncode - 128
+    return None
+
+
+def outcome_parse(
+    events: bytes,
+    *,
+    suites: list[Suite],
+    limits: Limits,
+    returncode: int,
+    stopped: str = "",
+    stdout: bytes = b"",
+    stderr: bytes = b"",
+    stdout_bytes: int = 0,
+    stderr_bytes: int = 0,
+    time_ms: int = 0,
+    startup_ms: int | None = None,
+) -> Outcome:
+    """The run's Outcome from the harness's JSON lines and how the process ended. Every test the
+    suites define is listed: one the harness never reported failed, with the reason the run
+    stopped. A line that is not JSON, or a test nobody defined, is ignored (the learner's code
+    shares the process and may write anything)."""
+    parsed, broken_tail = [], False
+    for line in events.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError:
+            broken_tail = True
+            continue
+        if isinstance(item, dict):
+            parsed.append(item)
+    started = any(e.get("event") == "start" for e in parsed)
+    out = Outcome(
+        status="failed",
+        stdout=_text(stdout, stdout_bytes),
+        stderr=_text(stderr, stderr_bytes),
+        stdout_bytes=stdout_bytes,
+        stderr_bytes=stderr_bytes,
+        time_ms=time_ms,
+        startup_ms=startup_ms,
+    )
+    if not started and not stopped:
+        out.status = "error"
+        reason = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        out.problem = "The sandbox did not start" + (f": {reason[-1][:300]}" if reason else ".")
+        out.stderr = ""
+        return out
+    expected = [(s.name, n) for s in suites for n in test_names(s.source)]
+    results: dict[tuple[str, str], TestResult] = {}
+    running = None
+    done = False
+    for event in parsed:
+        kind = event.get("event")
+        key = (str(event.get("suite")), str(event.get("name")))
+        if kind == "test_start" and key in dict.fromkeys(expected):
+            running = key
+        elif kind == "test" and key in dict.fromkeys(expected) and key not in results:
+            results[key] = TestResult(
+                name=key[1], suite=key[0], passed=event.get("passed") is True,
+                message=str(event.get("message") or "")[:2000],
+                ms=event.get("ms") if isinstance(event.get("ms"), int | float) else None,
+            )  # fmt: skip
+            running = None
+        elif kind == "syntax_error":
+            out.syntax_error = {
+                "line": event.get("line") if isinstance(event.get("line"), int) else None,
+                "offset": event.get("offset") if isinstance(event.get("offset"), int) else None,
+                "message": str(event.get("message") or "invalid syntax")[:300],
+                "text": str(event.get("text") or "")[:300],
+            }
+            where = f" on line {out.syntax_error['line']}" if out.syntax_error["line"] else ""
+            out.problem = f"SyntaxError{where}: {out.syntax_error['message']}"
+        elif kind == "load_error" and not out.problem:
+            out.problem = f"Your code failed as it loaded: {str(event.get('message'))[:2000]}"
+        elif kind == "suite_error" and not out.problem:
+            out.problem = f"The {event.get('suite')} tests could not load: {event.get('message')}"
+        elif kind == "limit" and event.get("what") == "cpu":
+            stopped = stopped or "cpu"
+        elif kind == "done":
+            done = True
+            if isinstance(event.get("cpu_ms"), int):
+                out.cpu_ms = event["cpu_ms"]
+    sig = _signal_of(returncode)
+    if not out.problem:
+        if stopped == "wall":
+            out.problem = (
+                f"Stopped after {limits.wall_s:g} s of wall-clock time (the limit): an endless "
+                "loop, or waiting for something that never comes?"
+            )
+        elif stopped == "output":
+            out.problem = (
+                f"Stopped: the code printed more than {limits.output_bytes // 1024:,} KiB "
+                "(the output limit)."
+            )
+        elif stopped == "cpu" or sig == signal.SIGXCPU:
+            out.problem = f"Stopped: the code used {limits.cpu_s} s of CPU time (the limit)."
+        elif sig == signal.SIGKILL:
+            out.problem = (
+                f"Stopped: killed at the CPU time limit ({limits.cpu_s} s), inside a library call."
+            )
+        elif sig is not None:
+            name = SIGNALS.get(sig, f"signal {sig}")
+            out.problem = f"The code crashed with {name} (signal {sig})."
+        elif not done:
+            why = " (its output was cut)" if broken_tail else ""
+            out.problem = (
+                f"The program ended before the tests finished (exit status {returncode}){why}: "
+                "did the code call exit, or run out of memory?"
+            )
+    reason = out.problem or "not run"
+    for key in expected:
+        if key not in results:
+            message = f"not run: {reason}"
+            if running == key and stopped:
+                message = f"stopped in this test: {reason}"
+            results[key] = TestResult(name=key[1], suite=key[0], passed=False, message=message)
+    out.tests = [results[key] for key in expected]
+    if done and not out.problem and out.tests and all(t.passed for t in out.tests):
+        out.status = "passed"
+    return out
+
+
+def probe(*, bwrap: str = "/usr/bin/bwrap", limits: Limits | None = None) -> str | None:
+    """None when a sandbox starts and runs Python with numpy here; otherwise why not, as a
+    sentence fit for a page."""
+    test = Suite(
+        "probe", "import numpy\n\ndef test_probe():\n    assert numpy.ones(2).sum() == 2\n"
+    )
+    try:
+        outcome = run("", [test], limits or Limits(wall_s=30), bwrap=bwrap)
+    except SandboxUnavailable as exc:
+        return str(exc)
+    except Exception as exc:  # the runtime could not be read, ldd is missing...
+        return f"the sandbox could not be prepared: {type(exc).__name__}: {exc}"
+    if outcome.status == "error":
+        return outcome.problem
+    if not outcome.passed:
+        return f"a sandbox started but could not run Python with numpy: {outcome.problem}"
+    return None

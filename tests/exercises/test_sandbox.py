@@ -1,0 +1,133 @@
+"""The sandbox's pure parts: the command line it builds, and reading a run's result from the
+harness's lines, whatever the learner's code wrote into them."""
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from apps.exercises import sandbox
+
+SUITES = [
+    sandbox.Suite("examples", "def test_a():\n    pass\n", visible=True),
+    sandbox.Suite("hidden", "def test_b():\n    pass\n\ndef test_c():\n    pass\n"),
+]
+LIMITS = sandbox.Limits(cpu_s=1, wall_s=2)
+
+
+def lines(*events) -> bytes:
+    return b"".join(json.dumps(e).encode() + b"\n" for e in events)
+
+
+def runtime() -> sandbox.Runtime:
+    return sandbox.Runtime(
+        python="/opt/py/bin/python3.11",
+        binds=("/opt/py/bin/python3.11", "/opt/py/lib"),
+        site=(("/venv/site-packages/numpy", "/sandbox/site/numpy"),),
+        hidden=("/opt/py/lib/python3.11/site-packages",),
+        symlinks=(("usr/lib", "/lib"),),
+    )
+
+
+def test_every_run_is_isolated_and_bounded():
+    for privileged in (True, False):
+        cmd = sandbox.command(runtime(), LIMITS, privileged=privileged)
+        for flag in (
+            "--unshare-net",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+        ):
+            assert flag in cmd
+        assert "--share-net" not in cmd and "--bind" not in cmd and "--dev-bind" not in cmd
+        assert cmd[cmd.index("--size") + 1] == str(64 << 20)  # the tmpfs is bounded
+        inside = [cmd[i + 2] for i, arg in enumerate(cmd) if arg == "--ro-bind"]
+        assert all(not b.startswith(("/etc", "/home", "/var", "/work")) for b in inside)
+    unprivileged = sandbox.command(runtime(), LIMITS, privileged=False)
+    assert "--unshare-user" in unprivileged and "--disable-userns" in unprivileged
+    privileged = sandbox.command(runtime(), LIMITS, privileged=True)
+    assert "--unshare-user" not in privileged  # a uid mapped to root escapes RLIMIT_NPROC
+    assert privileged[privileged.index("--cap-drop") + 1] == "ALL"
+
+
+def test_the_real_runtime_holds_no_app_code():
+    rt = sandbox.runtime_discover()
+    for path in rt.binds:
+        assert "site-packages" not in path and "/apps" not in path, path
+    assert any(dest == "/sandbox/site/numpy" for _, dest in rt.site)
+
+
+def test_a_complete_run_passes():
+    events = lines(
+        {"event": "start"},
+        *[
+            {"event": "test", "name": n, "suite": s, "passed": True}
+            for s, n in (("examples", "test_a"), ("hidden", "test_b"), ("hidden", "test_c"))
+        ],
+        {"event": "done"},
+    )
+    out = sandbox.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=0)
+    assert out.status == "passed" and [t.name for t in out.tests] == ["test_a", "test_b", "test_c"]
+
+
+def test_a_run_killed_mid_test_names_the_test_and_fails_the_rest():
+    events = lines(
+        {"event": "start"},
+        {"event": "test", "name": "test_a", "suite": "examples", "passed": True},
+        {"event": "test_start", "name": "test_b", "suite": "hidden"},
+    )
+    out = sandbox.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=-9, stopped="wall")
+    assert out.status == "failed" and "wall-clock" in out.problem
+    assert out.tests[1].message.startswith("stopped in this test")
+    assert out.tests[2].message.startswith("not run")
+
+
+def test_no_start_line_is_the_sandbox_failing_not_the_learner():
+    out = sandbox.outcome_parse(
+        b"",
+        suites=SUITES,
+        limits=LIMITS,
+        returncode=1,
+        stderr=b"bwrap: No permissions to creating new namespace",
+    )
+    assert out.status == "error" and "No permissions" in out.problem and out.tests == []
+
+
+def test_a_forged_pass_for_a_test_nobody_wrote_is_ignored():
+    events = lines(
+        {"event": "start"},
+        {"event": "test", "name": "test_zzz", "suite": "hidden", "passed": True},
+        {"event": "done"},
+    )
+    out = sandbox.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=0)
+    assert out.status == "failed" and all(not t.passed for t in out.tests)
+
+
+@given(st.binary(max_size=2000), st.integers(-64, 255), st.sampled_from(["", "wall", "output"]))
+def test_whatever_the_code_writes_every_test_is_listed_once(junk, code, stopped):
+    out = sandbox.outcome_parse(
+        lines({"event": "start"}) + junk,
+        suites=SUITES,
+        limits=LIMITS,
+        returncode=code,
+        stopped=stopped,
+        stdout=junk,
+        stdout_bytes=len(junk),
+    )
+    assert [t.name for t in out.tests] == ["test_a", "test_b", "test_c"]
+    assert out.status in ("passed", "failed")
+    assert out.status == "failed" or (not stopped and code == 0)
+
+
+def test_output_is_kept_to_the_shown_size():
+    out = sandbox.outcome_parse(
+        lines({"event": "start"}),
+        suites=SUITES,
+        limits=LIMITS,
+        returncode=0,
+        stdout=b"x" * 4096,
+        stdout_bytes=10**8,
+    )
+    assert len(out.stdout) < 4200 and "more bytes not shown" in out.stdout

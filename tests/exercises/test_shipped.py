@@ -1,0 +1,61 @@
+"""Every shipped exercise, in the real sandbox: its reference passes every test and each of its
+wrong solutions fails one. `manage.py seed` loads them as accepted on the strength of this test.
+Two runs at a time (the machine has two cores), each with the learners' own limits."""
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import yaml
+
+from apps.exercises import sandbox
+from apps.exercises.content import exercise_file_parse
+from tests.exercises.conftest import needs_bwrap
+
+FILE = Path(__file__).resolve().parents[2] / "fixtures" / "exercises" / "distributed-rl-on-ray.yaml"
+DECK = Path(__file__).resolve().parents[2] / "fixtures" / "decks" / "distributed-rl-on-ray.yaml"
+LIMITS = sandbox.Limits()  # what learners get: 5 s CPU, 10 s in all, 512 MB
+
+
+def shipped():
+    deck = yaml.safe_load(DECK.read_text())
+    names = set()
+    for section in deck["sections"]:
+        for card in section["cards"]:
+            names.add(card["slug"])
+            kind = card.get("kind", "basic")
+            if kind == "reverse":
+                names.add(f"{card['slug']}-reverse")
+            if kind == "cloze":
+                names.update(f"{card['slug']}-c{n}" for n in range(1, 10))
+    sections = {s["slug"] for s in deck["sections"]}
+    known = lambda slug: (names, sections) if slug == deck["slug"] else None  # noqa: E731
+    return exercise_file_parse(yaml.safe_load(FILE.read_text()), FILE.name, names_of=known)
+
+
+def test_the_file_is_valid_and_holds_fifteen_exercises_at_interview_depth():
+    doc = shipped()
+    assert len(doc.exercises) >= 15
+    for exercise in doc.exercises:
+        assert exercise.source and exercise.cards and exercise.wrong, exercise.slug
+        assert len(sandbox.test_names(exercise.tests)) >= 3, f"{exercise.slug}: too few tests"
+
+
+@needs_bwrap
+def test_every_reference_passes_and_every_wrong_solution_fails():
+    jobs = []
+    for exercise in shipped().exercises:
+        suites = [sandbox.Suite("hidden", exercise.tests, visible=True)]
+        if exercise.examples:
+            suites.insert(0, sandbox.Suite("examples", exercise.examples, visible=True))
+        jobs.append((exercise.slug, "reference", exercise.reference, suites))
+        jobs += [(exercise.slug, w["mistake"], w["code"], suites) for w in exercise.wrong]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda job: sandbox.run(job[2], job[3], LIMITS), jobs))
+    problems = []
+    for (slug, what, _, _), outcome in zip(jobs, outcomes, strict=True):
+        if what == "reference" and not outcome.passed:
+            failed = [f"{t.name}: {t.message}" for t in outcome.tests if not t.passed]
+            problems.append(f"{slug}: the reference fails: {outcome.problem} {failed[:2]}")
+        if what != "reference" and outcome.status != "failed":
+            problems.append(f"{slug}: the wrong solution '{what}' does not fail ({outcome.status})")
+    assert not problems, "\n".join(problems)
