@@ -73,7 +73,7 @@ ray-cluster-status:
 bench-study: install
 	$(PY) bench/study_load.py all
 
-bench-demos: install
+bench-demos: migrate
 	$(PY) bench/demos_bench.py
 
 bench-teams: install
