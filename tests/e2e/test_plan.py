@@ -22,6 +22,31 @@ def learnt_a_week_ago(user, deck):
     CardState.objects.filter(user=user).update(due_at=timezone.now() + timedelta(days=40))
 
 
+def test_the_date_survives_saving_the_profile_twice(page, alice, small_deck):
+    """The saved date comes back in the date field (ISO, not the site's en-gb 11/12/2026), so a
+    second save for another setting keeps it, and the plan with it."""
+    log_in(page)
+    page.goto("/accounts/profile/")
+    day = profile_for(alice).local_today() + timedelta(days=12)
+    page.get_by_label("Interview date").fill(day.isoformat())
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Profile saved.")).to_be_visible()
+    expect(page.get_by_label("Interview date")).to_have_value(day.isoformat())
+
+    page.get_by_label("New cards per day").fill("7")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Profile saved.")).to_be_visible()
+
+    page.goto("/accounts/profile/")
+    expect(page.get_by_label("Interview date")).to_have_value(day.isoformat())
+    expect(page.get_by_label("New cards per day")).to_have_value("7")
+    page.goto("/study/plan/")
+    expect(page.get_by_role("heading", name="Your interview plan")).to_be_visible()
+    expect(page.locator("#plan-sections")).to_be_visible()
+    profile = type(profile_for(alice)).objects.get(user=alice)
+    assert (profile.interview_date, profile.new_cards_per_day) == (day, 7)
+
+
 def test_set_a_date_see_the_plan_review_it_and_watch_recall_move(page, alice, small_deck):
     learnt_a_week_ago(alice, small_deck)
     schedules = list(CardState.objects.filter(user=alice).order_by("id").values())
