@@ -71,6 +71,7 @@ class ProfileForm(forms.ModelForm):
             "new_cards_per_day",
             "reviews_per_day",
             "interview_date",
+            "interview_mode",
             "daily_budget_minutes",
             "target_recall",
             "leech_threshold",

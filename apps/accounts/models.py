@@ -56,6 +56,11 @@ class Profile(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_BUDGET_MINUTES)],
         help_text=f"Minutes a day you can study for it (1 to {MAX_BUDGET_MINUTES}).",
     )
+    interview_mode = models.BooleanField(
+        default=True,
+        help_text="While you have an interview date, plan each day's reviews for recall on the"
+        " day (turn it off to keep SM-2's daily queue).",
+    )
     target_recall = models.PositiveSmallIntegerField(
         default=90,
         validators=[MinValueValidator(50), MaxValueValidator(99)],

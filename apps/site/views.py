@@ -29,6 +29,7 @@ def home(request: HttpRequest) -> HttpResponse:
         for item in decks:
             item.study = counts.get(item.pk, {"due": 0, "new": 0})
         context["interview"] = interview.next_step(request.user)
+        context["interview_line"] = interview.today_line(request.user)
         paths = selectors.learning_path(request.user, decks, counts)
         for item in decks:
             item.path = paths[item.pk]

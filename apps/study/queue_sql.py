@@ -1,6 +1,7 @@
 """The study queue's lists and statements as querysets on Django's public API: the one
 definition of what is due, new, a re-drill or planned today, for one learner, deck and day.
-`apps.study.queue` puts them in order and turns their rows into queue items."""
+`apps.study.queue` puts them in order and turns their rows into queue items. The interview
+scheduler's queue (`ChosenLists`) is the cards it chose, as its caller passes them."""
 
 from __future__ import annotations
 
@@ -98,14 +99,12 @@ def unburied(user, cards: QuerySet[Card], logs: QuerySet[ReviewLog]) -> QuerySet
 
 
 class QueueLists:
-    """The queue's lists as querysets, for one learner, deck and day, each built when first
-    asked for (the next card needs one or two of them). `planned`: the interview plan's cards
-    for today, None without an interview date (then `plan` is None too)."""
+    """SM-2's queue lists as querysets, for one learner, deck and day, each built when first
+    asked for (the next card needs one or two of them)."""
 
-    def __init__(self, user, deck, start: datetime, end: datetime, planned: list[int] | None):
+    def __init__(self, user, deck, start: datetime, end: datetime):
         self.user, self.deck, self.start, self.end = user, deck, start, end
         self.user_id = getattr(user, "pk", user)
-        self.has_plan, self.planned = planned is not None, planned or []
         # "Again today": cards flagged for a re-drill and cards failed earlier today. They come
         # first and are not held back by the daily review limit (a day's work is not done until
         # they pass). Both were made due today by today's review, so they lie in the index range
@@ -137,17 +136,39 @@ class QueueLists:
         return cards.filter(Exists(note_studied(self.logs)))
 
     @cached_property
-    def plan(self) -> QuerySet[CardState] | None:
-        if not self.has_plan:
-            return None
-        # SM-2's own lists already hold the planned cards it makes due and the new ones.
-        return learner_states(self.user, self.deck).filter(
-            card_id__in=self.planned, due_at__gte=self.end
-        )
-
-    @cached_property
     def logs(self) -> QuerySet[ReviewLog]:
         return day_logs(self.user, self.start)
+
+
+class ChosenLists:
+    """The interview scheduler's queue for one learner, deck and day: the cards its choice for
+    today names (`ids`), those not yet reviewed today (by any review: `memory_day`), and the
+    SM-2 due cards it lets wait."""
+
+    def __init__(self, user, deck, start: datetime, end: datetime, today, ids: list[int]):
+        self.user, self.deck, self.start, self.end, self.ids = user, deck, start, end, ids
+        self.today = today
+
+    @cached_property
+    def states(self) -> QuerySet[CardState]:
+        """The chosen cards already seen, not yet reviewed today."""
+        chosen = learner_states(self.user, self.deck).filter(card_id__in=self.ids)
+        return chosen.exclude(memory_day=self.today)
+
+    @cached_property
+    def new(self) -> QuerySet[Card]:
+        """The chosen cards never seen, without the siblings the queue buries today."""
+        seen = CardState.objects.filter(user=self.user, card=OuterRef("pk"))
+        cards = Card.objects.filter(pk__in=self.ids, deck__is_published=True).filter(~Exists(seen))
+        if self.deck is not None:
+            cards = cards.filter(deck=self.deck)
+        return unburied(self.user, cards, day_logs(self.user, self.start))
+
+    @cached_property
+    def waiting(self) -> QuerySet[CardState]:
+        """SM-2's due cards not chosen today, not reviewed today."""
+        due = learner_states(self.user, self.deck).filter(due_at__lt=self.end)
+        return due.exclude(card_id__in=self.ids).exclude(memory_day=self.today)
 
 
 # The state columns the API shows, with their model fields (a typed NULL for a new card's row).
@@ -210,8 +231,6 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         new.annotate(**new_columns).values(*new_columns),
         get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
     ]
-    if lists.has_plan:
-        parts.append(of_states(3, lists.plan))
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
     return rows.values_list(*new_columns)
 
@@ -231,8 +250,6 @@ def count_row(lists: QueueLists, reviews_per_day: int, new_limit: int) -> QueryS
         "new": CountOf(lists.new.values("pk")[:new_limit]),
         "buried": CountOf(lists.buried.values("pk")),
     }
-    if lists.has_plan:
-        counts["plan"] = CountOf(lists.plan.values("pk"))
     user = get_user_model().objects.filter(pk=lists.user_id)
     return user.annotate(**counts).values_list(*counts)
 

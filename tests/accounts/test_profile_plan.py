@@ -19,7 +19,8 @@ def local_today(zone: str):
 
 def form(**changes):
     data = {"time_zone": "UTC", "new_cards_per_day": 20, "reviews_per_day": 200,
-            "interview_date": "", "daily_budget_minutes": "", "target_recall": 90}  # fmt: skip
+            "interview_date": "", "interview_mode": "on", "daily_budget_minutes": "",
+            "target_recall": 90}  # fmt: skip
     return data | changes
 
 
@@ -29,7 +30,8 @@ def test_a_new_profile_has_no_plan_and_a_90_percent_target(alice, api_client):
     assert body == {
         "time_zone": "UTC", "new_cards_per_day": alice.profile.new_cards_per_day,
         "reviews_per_day": alice.profile.reviews_per_day,
-        "interview_date": None, "daily_budget_minutes": None, "target_recall": 90,
+        "interview_date": None, "interview_mode": True, "daily_budget_minutes": None,
+        "target_recall": 90,
     }  # fmt: skip
 
 

@@ -187,7 +187,7 @@ def test_a_grade_on_the_review_page_costs_a_fixed_number_of_queries(
     # session, user, profile; card with its deck; savepoint, lock, update state, insert log,
     # release; every count of the day and the queue in one query; the next card (the update
     # and the insert were one hand-written statement on PostgreSQL until issue 18: 10 then)
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):  # 11, and the learner's FSRS parameters
         response = alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
     assert 'value="4" max=' in response.content.decode()  # done travels in the form
 
