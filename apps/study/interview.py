@@ -6,9 +6,10 @@ one definition of readiness that the plan page, home and the team pages show.
 Interview mode is on while a learner has an interview date, today or later, and has not turned
 the mode off (`Profile.interview_mode`). Then the day's queue is the scheduler's choice: which
 due cards, which new cards (past the daily new-card limit when the date needs them) and which
-extra reviews, within the daily budget (`Profile.daily_budget_minutes`); SM-2's due cards it
-does not choose wait. SM-2 stays the scheduler of every other learner, and of this one after
-the date or once the mode is off.
+extra reviews, within the daily budget (`Profile.daily_budget_minutes`), until the predicted
+recall on the day reaches the learner's target (`Profile.target_recall`; the rest of the budget
+is theirs); SM-2's due cards it does not choose wait. SM-2 stays the scheduler of every other
+learner, and of this one after the date or once the mode is off.
 
 How a card studied in interview mode continues under SM-2: a card SM-2 makes due (or a new one)
 is graded as SM-2's normal review, so its SM-2 schedule moves on as if SM-2 had shown it that
@@ -25,15 +26,15 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
 
-import numpy as np
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, DateField, F, FloatField, Func, IntegerField, Sum, Value
+from django.db.models.functions import Cast, Greatest, Power
 from django.utils import timezone
 
 from apps.accounts.models import Profile, profile_for
 from apps.decks.models import Card, Deck, Section
 from apps.study import planner, queue, scheduler, services
-from apps.study.memory import MemoryModel, retrievability
+from apps.study.memory import MemoryModel
 from apps.study.models import MEMORY_FIELDS, CardState, MemoryFit, ReviewLog, StudyPlan
 from apps.study.queue_sql import learner_states, new_cards
 from config.errors import NotFound
@@ -101,6 +102,14 @@ class InterviewPlan:
     cards: list[tuple[int, str]]  # today's cards, in order, with their kind
     summary: dict
     built_at: datetime
+    decks: list[int | None]  # today's cards' decks
+
+    def choice(self) -> queue.Chosen:
+        """Today's cards as the queue takes them."""
+        return queue.Chosen(
+            cards=[card_id for card_id, _ in self.cards], decks=self.decks,
+            waiting=self.summary["waiting"],
+        )  # fmt: skip
 
     @property
     def days_until(self) -> int:
@@ -130,7 +139,8 @@ def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     return InterviewPlan(
         interview_date=profile.interview_date,
         today=today,
-        cards=[(card_id, kind) for card_id, kind in row.today],
+        cards=[(entry[0], entry[1]) for entry in row.today],
+        decks=[entry[2] for entry in row.today],
         summary=row.summary,
         built_at=row.built_at,
     )
@@ -142,9 +152,23 @@ def plan_forget(user_ids) -> None:
 
 
 def today_choice(user, now: datetime | None = None) -> queue.Chosen | None:
-    """The scheduler's choice for today, as the queue takes it; None when SM-2 schedules."""
-    ip = interview_plan(user, now)
-    return None if ip is None else queue.Chosen([card_id for card_id, _ in ip.cards])
+    """The scheduler's choice for today, as the queue takes it; None when SM-2 schedules. One
+    query while today's plan is stored (the profile is the user's)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    today = scheduler.local_date(now, profile.zone)
+    if not interview_active(profile, today):
+        return None
+    key = _key(profile, today)
+    row = StudyPlan.objects.filter(user=user).values_list("key", "today", "summary__waiting")
+    found = row.first()
+    if found is None or found[0] != key:
+        built = _build(user, profile, now, today, key)
+        found = (built.key, built.today, built.summary["waiting"])
+    _, cards, waiting = found
+    return queue.Chosen(
+        cards=[entry[0] for entry in cards], decks=[entry[2] for entry in cards], waiting=waiting
+    )
 
 
 def study_queue(user, deck: Deck | None = None, **kwargs) -> queue.Queue:
@@ -166,7 +190,7 @@ def _decks(user, states: list) -> list[int]:
     return list(Deck.objects.filter(is_published=True).values_list("pk", flat=True))
 
 
-def _inputs(user, profile: Profile, now: datetime, today: date, extra_new: int = 0):
+def _inputs(user, profile: Profile, now: datetime, today: date):
     """What the scheduler needs, in six queries: the parameters, the states with their
     memories, the first unseen cards, how many unseen cards each section has, today's reviews
     and the learner's recent durations."""
@@ -185,10 +209,11 @@ def _inputs(user, profile: Profile, now: datetime, today: date, extra_new: int =
     seconds = seconds_per_review(durations[:TIMED_LOOKBACK])
     per_day = min(planner.MAX_PER_DAY, reviews_per_day(budget, seconds))
     days_until = (profile.interview_date - today).days
-    room = (per_day + extra_new) * (max(1, days_until) + LATER_DAYS)
+    room = (per_day + reviews_per_day(MORE_MINUTES, seconds)) * (max(1, days_until) + LATER_DAYS)
     unseen = new_cards(user, None).filter(deck_id__in=decks, retired_at=None)
+    # in the order the queue takes new cards (their ids: the lesson's order, by the cursor)
     first = list(
-        unseen.order_by("deck_id", "section__order", "order", "id").values_list("pk", "section_id")[
+        unseen.order_by("id").values_list("pk", "section_id", "deck_id", "note_slug", "kind")[
             : min(room, MAX_NEW_LOOKED_AT)
         ]
     )
@@ -208,7 +233,12 @@ def _inputs(user, profile: Profile, now: datetime, today: date, extra_new: int =
         else:
             last = (day - today).days
             items.append(planner.Item(card_id, str(section_id), s, d, last, due_day))
-    new = [planner.Item(card_id, str(section_id)) for card_id, section_id in first]
+    new = [planner.Item(card_id, str(section_id)) for card_id, section_id, *_ in first]
+    notes = {
+        card_id: (deck, note) for card_id, _, deck, note, kind in first if kind != Card.Kind.BASIC
+    }
+    decks_of = {card_id: deck for card_id, _, deck, *_ in first}
+    decks_of |= {card_id: deck for card_id, *_, deck in states}
     # A card with a state but no review (suspended then unsuspended, requeued): unseen too.
     for item in items:
         if not item.seen:
@@ -219,6 +249,8 @@ def _inputs(user, profile: Profile, now: datetime, today: date, extra_new: int =
         "items": [i for i in items if i.seen],
         "new": [i for i in items if not i.seen] + new,
         "unseen": {str(k): v for k, v in per_section.items()},
+        "notes": notes,
+        "decks": decks_of,
         "per_day": per_day,
         "seconds": seconds,
         "budget": budget,
@@ -230,15 +262,15 @@ def _inputs(user, profile: Profile, now: datetime, today: date, extra_new: int =
 def _build(user, profile: Profile, now: datetime, today: date, key: str) -> StudyPlan:
     """Plan, review the plan, and store both (the same request a moment later, or another tab,
     builds the same plan: the last one stored wins)."""
-    extra = reviews_per_day(MORE_MINUTES, DEFAULT_SECONDS_PER_REVIEW)
-    got = _inputs(user, profile, now, today, extra_new=extra)
+    got = _inputs(user, profile, now, today)
     common = {
         "items": got["items"], "new": got["new"], "unseen": got["unseen"],
         "parameters": got["model"].parameters, "days_until": got["days_until"],
         "per_day": got["per_day"], "done_today": got["done_today"],
+        "target": profile.target_recall / 100,
     }  # fmt: skip
-    plan = planner.plan_build(**common)
     extra = reviews_per_day(MORE_MINUTES, got["seconds"])
+    plan = planner.plan_build(**common, more_per_day=extra)
     review = planner.plan_review(**common, extra_per_day=extra, later_days=LATER_DAYS, plan=plan)
     choice = planner.study_today(plan)
     summary = {
@@ -254,6 +286,7 @@ def _build(user, profile: Profile, now: datetime, today: date, key: str) -> Stud
         "followed": plan.followed.overall,
         "sections_now": plan.now.groups,
         "sections_followed": plan.followed.groups,
+        "total": len(got["items"]) + sum(got["unseen"].values()),
         "waiting": len(choice.waiting),
         "waiting_after": len(choice.waiting_after),
         "more_time": review.more_time,
@@ -261,7 +294,17 @@ def _build(user, profile: Profile, now: datetime, today: date, key: str) -> Stud
         "later_date": review.later_date,
         "later_days": LATER_DAYS,
     }
-    today_cards = [[key_, choice.kinds[key_]] for key_ in choice.items]
+    # One new card of a reverse or cloze note a day, as SM-2's queue buries siblings: the others
+    # of today's come another day (seen right after, they would give its answer away).
+    introduced: set = set()
+    today_cards = []
+    for key_ in choice.items:
+        note = got["notes"].get(key_) if choice.kinds[key_] == "new" else None
+        if note is not None:
+            if note in introduced:
+                continue
+            introduced.add(note)
+        today_cards.append([key_, choice.kinds[key_], got["decks"].get(key_)])
     values = {"key": key, "today": today_cards, "summary": summary, "built_at": timezone.now()}
     try:
         with transaction.atomic():
@@ -330,53 +373,63 @@ def plan_review_record(
 # --- readiness: the one definition the plan page, home and the team pages show ---------------
 
 
-def recall_on_day(user_ids, *, deck_id: int | None = None) -> dict[int, float | None]:
-    """Each learner's predicted recall on their interview day if they study nothing more: the
-    mean over their cards (those of `deck_id`, else of every published deck they study, cards
-    never reviewed counting 0) of the FSRS retrievability of their stored memory, with their
-    own parameters. None without a date. Four queries whatever the number of learners and
-    cards (three when nobody has a date)."""
-    ids = list(user_ids)
-    profiles = dict(Profile.objects.filter(user_id__in=ids).values_list(
-            "user_id", "interview_date"
-        ))  # fmt: skip
-    out: dict[int, float | None] = dict.fromkeys(ids)
-    planning = [uid for uid, day in profiles.items() if day is not None]
-    if not planning:
-        return out
-    decay = {uid: MemoryModel().decay for uid in planning}
-    for uid, parameters in MemoryFit.objects.filter(user_id__in=planning).values_list(
-        "user_id", "parameters"
-    ):
+class DaysSince(Func):
+    """Whole days from a date column to `day` (day - column), in SQL: PostgreSQL subtracts
+    dates, SQLite subtracts Julian day numbers."""
+
+    template = "(%(expressions)s)"
+    arg_joiner = " - "
+    output_field = IntegerField()
+
+    def __init__(self, day: date, column: str):
+        super().__init__(Value(day, output_field=DateField()), F(column))
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler, connection, template="CAST(julianday(%(expressions)s) AS INTEGER)",
+            arg_joiner=") - julianday(", **extra,
+        )  # fmt: skip
+
+
+def _recall_sums(days: dict[int, date], deck_id: int | None) -> dict[int, float]:
+    """Each learner's expected number of cards recalled on their `days` day, from the stored
+    memories (the FSRS curve in SQL, with their own decay), over the cards of `deck_id` or of
+    every published deck; suspended and retired cards left out. Two queries, and one more for
+    each other pair of day and decay among the learners."""
+    decay = dict.fromkeys(days, MemoryModel().decay)
+    fits = MemoryFit.objects.filter(user_id__in=list(days)).values_list("user_id", "parameters")
+    for uid, parameters in fits:
         decay[uid] = MemoryModel(parameters or None).decay
-    states = CardState.objects.filter(user_id__in=planning, suspended=False, card__retired_at=None)
-    if deck_id is not None:
-        states = states.filter(deck_id=deck_id)
-    else:
-        states = states.filter(deck__is_published=True)
-    by_user: dict[int, tuple[list, list]] = {uid: ([], []) for uid in planning}
-    decks: dict[int, set[int]] = {uid: set() for uid in planning}
-    for uid, s, day, deck in states.values_list("user_id", "stability", "memory_day", "deck_id"):
-        decks[uid].add(deck)
-        if s is not None:
-            by_user[uid][0].append(s)
-            by_user[uid][1].append((profiles[uid] - day).days)
-    cards = dict(
-        Card.objects.filter(deck__is_published=True).values_list("deck_id").annotate(
-            n=Count("pk")
-        ).values_list("deck_id", "n")
-    )  # fmt: skip
-    for uid in planning:
-        stability, days = by_user[uid]
+    groups: dict[tuple[date, float], list[int]] = {}
+    for uid, day in days.items():
+        groups.setdefault((day, decay[uid]), []).append(uid)
+    out = dict.fromkeys(days, 0.0)
+    for (day, d), uids in groups.items():
+        factor = 0.9 ** (-1 / d) - 1
+        elapsed = Greatest(DaysSince(day, "memory_day"), Value(0))
+        curve = Power(
+            Value(1.0) + Value(factor) * Cast(elapsed, FloatField()) / F("stability"),
+            Value(-d),
+        )
+        states = CardState.objects.filter(
+            user_id__in=uids, suspended=False, card__retired_at=None, stability__isnull=False
+        )
         if deck_id is not None:
-            total = cards.get(deck_id, 0)
+            states = states.filter(deck_id=deck_id)
         else:
-            total = sum(cards.get(d, 0) for d in decks[uid]) or sum(cards.values())
-        recalled = float(
-            retrievability(np.array(days, dtype=float), np.array(stability), decay[uid]).sum()
-        ) if stability else 0.0  # fmt: skip
-        out[uid] = min(1.0, recalled / total) if total else 0.0
+            states = states.filter(deck__is_published=True)
+        rows = states.order_by().values("user_id").annotate(total=Sum(curve))
+        out |= {row["user_id"]: float(row["total"] or 0.0) for row in rows}
     return out
+
+
+def recall_now(user, ip: InterviewPlan) -> float:
+    """The learner's predicted recall on the day if they study nothing more, from their cards'
+    memories as they are now (it moves with each review): the plan page's and home's figure.
+    Two queries."""
+    recalled = _recall_sums({user.pk: ip.interview_date}, None)[user.pk]
+    total = ip.summary.get("total") or 0
+    return min(1.0, recalled / total) if total else 0.0
 
 
 @dataclass(frozen=True)
@@ -386,12 +439,22 @@ class Readiness:
 
 
 def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int, Readiness]:
-    """Each user's interview date and predicted recall on the day if they study nothing more,
-    over the deck (`recall_on_day`): what the team dashboard, CSV and API show."""
+    """Each user's interview date and predicted recall on the day if they study nothing more:
+    the expected share of the deck's `card_count` cards recalled on the day (`_recall_sums`,
+    the plan page's own figure over one deck). What the team dashboard, CSV and API show. One
+    query without a date among them, three with."""
     ids = list(user_ids)
     dates = dict(Profile.objects.filter(user_id__in=ids).values_list("user_id", "interview_date"))
-    recall = recall_on_day(ids, deck_id=deck_id) if any(dates.values()) else {}
-    return {uid: Readiness(dates.get(uid), recall.get(uid)) for uid in ids}
+    planning = {uid: day for uid, day in dates.items() if day is not None}
+    sums = _recall_sums(planning, deck_id) if planning else {}
+    out = {}
+    for uid in ids:
+        if uid not in planning:
+            out[uid] = Readiness(dates.get(uid), None)
+            continue
+        share = min(1.0, sums.get(uid, 0.0) / card_count) if card_count else 0.0
+        out[uid] = Readiness(planning[uid], share)
+    return out
 
 
 @dataclass(frozen=True)
@@ -411,18 +474,21 @@ class TodayLine:
     waiting: int
 
 
-def today_line(user, now: datetime | None = None) -> TodayLine | None:
-    """What the plan page and home say in one line; None when interview mode is not on. Two
-    queries while today's plan is stored (the plan, and the reviews done today are in it)."""
-    ip = interview_plan(user, now)
+def today_line(
+    user, now: datetime | None = None, ip: InterviewPlan | None = None
+) -> TodayLine | None:
+    """What the plan page and home say in one line; None when interview mode is not on. Four
+    queries while today's plan is stored: the plan (none when `ip` is given), what is left of
+    today's cards, and the recall on the day as the cards' memories are now (two)."""
+    ip = ip or interview_plan(user, now)
     if ip is None:
         return None
-    left = queue.queue(user, None, chosen=queue.Chosen([c for c, _ in ip.cards]), now=now)
+    left = queue.queue(user, None, chosen=ip.choice(), now=now, size=0)
     return TodayLine(
         cards_today=left.total,
         days_until=ip.days_until,
         interview_date=ip.interview_date,
-        now=recall_on_day([user.pk])[user.pk] or 0.0,
+        now=recall_now(user, ip),
         followed=ip.followed,
         target=ip.target,
         more_minutes=ip.more_minutes,

@@ -88,7 +88,7 @@ class PlanSerializer(serializers.Serializer):
 
 def plan_data(user, ip: interview.InterviewPlan) -> dict:
     summary = ip.summary
-    line = interview.today_line(user)
+    line = interview.today_line(user, ip=ip)
     left = interview.study_queue(user)
     sections = interview.sections_of(summary["sections_now"])
     days = []

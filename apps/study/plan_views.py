@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.db.models.functions import TruncDate
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -27,19 +29,16 @@ def _context(request) -> dict:
         and profile.interview_date >= today
         and not profile.interview_mode,
     }
-    line = interview.today_line(user)
-    if line is None:
-        return context
-    tasks.memory_fit_enqueue(user)
     ip = interview.interview_plan(user)
+    if ip is None:
+        return context
+    line = interview.today_line(user, ip=ip)
+    tasks.memory_fit_enqueue(user)
     days = [ip.today + timedelta(days=d) for d in range(-PAST_DAYS, len(ip.summary["days"]))]
     start = scheduler.day_start(ip.built_at, profile.zone) - timedelta(days=PAST_DAYS)
-    done_per_day: dict = {}
-    for at in ReviewLog.objects.filter(
-        user=user, undone_at=None, reviewed_at__gte=start
-    ).values_list("reviewed_at", flat=True):
-        day = scheduler.local_date(at, profile.zone)
-        done_per_day[day] = done_per_day.get(day, 0) + 1
+    logs = ReviewLog.objects.filter(user=user, undone_at=None, reviewed_at__gte=start)
+    per_day = logs.annotate(day=TruncDate("reviewed_at", tzinfo=profile.zone)).order_by()
+    done_per_day = dict(per_day.values_list("day").annotate(n=Count("pk")).values_list("day", "n"))
     planned = [0] * PAST_DAYS + [n for n, _due, _new in ip.summary["days"]]
     planned[PAST_DAYS] = line.cards_today
     done = [done_per_day.get(day, 0) for day in days]

@@ -15,7 +15,7 @@ wait (`counts["waiting"]`), and SM-2's limits do not apply (the plan's budget do
 Built from querysets on Django's public API (the lists and statements are in queue_sql.py). A
 fixed number of queries whatever the number of cards, states and planned cards (pinned by tests):
 the whole queue is one statement (a UNION of the lists), the next card two (the interview
-scheduler's: five, four for the whole queue).
+scheduler's: one for what is left, one for the next card).
 
 One exception to the public API, kept in apps/study/compiled_sql.py (one function): the next
 card's two statements and the whole queue's UNION are compiled to SQL once per shape and run
@@ -76,9 +76,12 @@ class QueueItem:
 @dataclass(frozen=True)
 class Chosen:
     """A scheduler's choice for today, as its caller passes it: card ids in the order to study
-    them (the queue leaves out those reviewed today, suspended or no longer published)."""
+    them, with their decks (the queue leaves out those reviewed today, suspended or no longer
+    published), and how many of SM-2's due cards it lets wait."""
 
     cards: list[int]
+    decks: list[int] = field(default_factory=list)
+    waiting: int = 0
     scheduler: str = "interview"
 
 
@@ -230,49 +233,48 @@ def _cut(items: list[QueueItem], left: dict[str, int]) -> list[QueueItem]:
 
 
 def _chosen_queue(lists: ChosenLists, chosen: Chosen, *, size, avoid, note, now, zone) -> Queue:
-    """The cards the scheduler chose for today that are left, in its order: the ids of what is
-    left (two queries) and SM-2's waiting cards counted (one), then the first `size` items with
-    their cards and sections, or every item as plain values (one or two more)."""
+    """The cards the scheduler chose for today that are left, in its order: what is left in one
+    query (the chosen cards' states: reviewed today, suspended, due in SM-2 or not; a chosen
+    card without one is new), then the first `size` items with their cards and sections (one
+    query a kind; `size=0`: the counts only), or every item."""
+    decks = dict(zip(chosen.cards, chosen.decks, strict=False)) if chosen.decks else {}
     states = {
-        card_id: (pk, due_at)
-        for card_id, pk, due_at in lists.states.values_list("card_id", "pk", "due_at")
+        card_id: (pk, due_at, reviewed, suspended, deck_id)
+        for card_id, pk, due_at, reviewed, suspended, deck_id in lists.chosen_rows()
     }
-    new = set(lists.new.values_list("pk", flat=True))
-    waiting = lists.waiting.count()
-    left = [cid for cid in dict.fromkeys(chosen.cards) if cid in states or cid in new]
+    left = []
+    for card_id in dict.fromkeys(chosen.cards):
+        state = states.get(card_id)
+        deck = state[4] if state else decks.get(card_id)
+        if lists.deck is not None and deck is not None and deck != lists.deck.pk:
+            continue
+        if state is None or not (state[2] or state[3]):
+            left.append(card_id)
 
     def kind(card_id: int) -> str:
-        if card_id in new:
+        if card_id not in states:
             return "new"
         return "due" if states[card_id][1] < lists.end else FOR_INTERVIEW
 
     counts = dict.fromkeys(("due", "new", FOR_INTERVIEW), 0)
     for card_id in left:
         counts[kind(card_id)] += 1
-    counts["waiting"] = waiting
+    counts["waiting"] = chosen.waiting
     if avoid and len(left) > 1:
         left = [c for c in left if c != avoid] + [c for c in left if c == avoid]
-    wanted = left if size is None else left[: size + (SIBLING_WINDOW if note else 0)]
+    wanted = left if size is None else left[: size + (SIBLING_WINDOW if note and size else 0)]
     state_ids = [states[c][0] for c in wanted if c in states]
-    new_ids = [c for c in wanted if c in new]
-    if size is None:
-        by_state = {
-            s.card_id: s for s in CardState.objects.filter(pk__in=state_ids).select_related("card")
-        }
-        cards = Card.objects.filter(pk__in=new_ids) if new_ids else Card.objects.none()
+    new_ids = [c for c in wanted if c not in states]
+    by_state, by_card = {}, {}
+    related = ("card",) if size is None else ("card", "card__section")
+    if state_ids:
+        rows = CardState.objects.filter(pk__in=state_ids, card__retired_at=None)
+        by_state = {s.card_id: s for s in rows.select_related(*related)}
+    if new_ids:
+        cards = Card.objects.filter(pk__in=new_ids, deck__is_published=True)
+        if size is not None:
+            cards = cards.select_related("section")
         by_card = {c.pk: c for c in cards}
-    else:
-        by_state = {
-            s.card_id: s
-            for s in CardState.objects.filter(pk__in=state_ids).select_related(
-                "card", "card__section"
-            )
-        } if state_ids else {}  # fmt: skip
-        by_card = (
-            {c.pk: c for c in Card.objects.filter(pk__in=new_ids).select_related("section")}
-            if new_ids
-            else {}
-        )
     items = []
     for card_id in wanted:
         if card_id in by_state:

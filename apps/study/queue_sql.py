@@ -11,6 +11,7 @@ from functools import cache, cached_property
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import (
+    BooleanField,
     Case,
     CharField,
     Exists,
@@ -142,33 +143,30 @@ class QueueLists:
 
 class ChosenLists:
     """The interview scheduler's queue for one learner, deck and day: the cards its choice for
-    today names (`ids`), those not yet reviewed today (by any review: `memory_day`), and the
-    SM-2 due cards it lets wait."""
+    today names (`ids`); what is left of them is read in one statement (`chosen_rows`)."""
 
     def __init__(self, user, deck, start: datetime, end: datetime, today, ids: list[int]):
         self.user, self.deck, self.start, self.end, self.ids = user, deck, start, end, ids
         self.today = today
 
-    @cached_property
-    def states(self) -> QuerySet[CardState]:
-        """The chosen cards already seen, not yet reviewed today."""
-        chosen = learner_states(self.user, self.deck).filter(card_id__in=self.ids)
-        return chosen.exclude(memory_day=self.today)
-
-    @cached_property
-    def new(self) -> QuerySet[Card]:
-        """The chosen cards never seen, without the siblings the queue buries today."""
-        seen = CardState.objects.filter(user=self.user, card=OuterRef("pk"))
-        cards = Card.objects.filter(pk__in=self.ids, deck__is_published=True).filter(~Exists(seen))
-        if self.deck is not None:
-            cards = cards.filter(deck=self.deck)
-        return unburied(self.user, cards, day_logs(self.user, self.start))
-
-    @cached_property
-    def waiting(self) -> QuerySet[CardState]:
-        """SM-2's due cards not chosen today, not reviewed today."""
-        due = learner_states(self.user, self.deck).filter(due_at__lt=self.end)
-        return due.exclude(card_id__in=self.ids).exclude(memory_day=self.today)
+    def chosen_rows(self) -> list[tuple]:
+        """(card id, state id, due at, reviewed today, suspended or gone, deck id) of each
+        chosen card that has a state: "reviewed today" by any review (its memory's day), "gone"
+        when the card was retired or its deck unpublished since the plan was made."""
+        if not self.ids:
+            return []
+        states = CardState.objects.filter(user=self.user, card_id__in=self.ids)
+        gone = Q(suspended=True) | ~Q(card__retired_at=None) | Q(deck__is_published=False)
+        return list(
+            states.annotate(
+                reviewed=Case(
+                    When(memory_day=self.today, then=True),
+                    default=False,
+                    output_field=BooleanField(),
+                ),
+                out=Case(When(gone, then=True), default=False, output_field=BooleanField()),
+            ).values_list("card_id", "pk", "due_at", "reviewed", "out", "deck_id")
+        )
 
 
 # The state columns the API shows, with their model fields (a typed NULL for a new card's row).

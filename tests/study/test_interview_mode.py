@@ -86,7 +86,7 @@ def test_a_card_sm2_has_not_made_due_is_graded_in_plan_mode(client, alice, small
         days_ago=5,
     )
     CardState.objects.filter(user=alice).update(due_at=timezone.now() + timedelta(days=40))
-    plan_for(alice, days=2, budget=20)
+    plan_for(alice, days=2, budget=20, target_recall=99)  # 90% is reached without a review
     sm2 = {s.card_id: s.schedule for s in CardState.objects.filter(user=alice)}
     client.force_login(alice)
     html = client.get("/study/review/", HTTP_HX_REQUEST="true").content.decode()
@@ -131,7 +131,7 @@ def test_mode_off_or_after_the_date_sm2_resumes_with_the_states_as_left(
     """A card studied in interview mode goes on under SM-2 from what its SM-2 reviews left: a
     due or new card's review was SM-2's own, a plan-mode one changed nothing of SM-2's."""
     Profile.objects.filter(user=alice).update(new_cards_per_day=2)
-    plan_for(alice, days=4)
+    plan_for(alice, days=1)
     api_client.force_authenticate(alice)
     for item in api_client.get(QUEUE).json()["cards"]:
         api_client.post(
@@ -184,9 +184,9 @@ def test_the_plan_is_built_once_a_day_and_the_queue_reads_it(
     api_client.force_authenticate(alice)
     api_client.get(QUEUE)  # builds and stores the day's plan
     built = StudyPlan.objects.get(user=alice).built_at
-    # the stored plan (the profile is cached on the user); the chosen cards left (seen, new),
-    # SM-2's waiting count; the cards themselves (new ones only here)
-    with django_assert_num_queries(5):
+    # the stored plan (the profile is cached on the user); what is left of the chosen cards
+    # (their states); the cards themselves (new ones only here)
+    with django_assert_num_queries(3):
         api_client.get(QUEUE)
     assert StudyPlan.objects.get(user=alice).built_at == built
 

@@ -28,6 +28,21 @@ learners = st.tuples(
 )
 
 
+@given(learners, st.integers(1, 6), st.floats(0.5, 0.99))
+@settings(max_examples=60, deadline=None)
+def test_with_a_target_more_budget_never_lowers_it_either_and_the_plan_stops_there(
+    learner, more, target
+):
+    seen, unseen, days, per_day, done = learner
+    small = build(seen, unseen, days, per_day, done, target=target)
+    large = build(seen, unseen, days, per_day + more, done, target=target)
+    assert large.followed.overall >= small.followed.overall - 1e-12
+    free = build(seen, unseen, days, per_day, done)
+    assert small.reviews <= free.reviews
+    if small.reviews < free.reviews:  # it stopped early: the target was reached
+        assert small.followed.overall >= target - 1e-12
+
+
 def build(seen, unseen, days, per_day, done, **kw):
     new = [planner.Item(20_000 + i, f"g{i % 3}") for i in range(unseen)]
     return planner.plan_build(

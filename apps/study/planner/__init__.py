@@ -15,8 +15,9 @@ retrievability then. The optimiser gives out each day's budget to the reviews wi
 expected gain in recall on the day (see `_allocate`): reviews concentrate as the date comes,
 items that will be recalled anyway wait, unseen items are introduced when the date needs them
 (past SM-2's new-card limit), and an item SM-2 makes due that the date does not need waits
-(`Today.waiting`). SM-2 itself stays untouched here: the caller decides what a review does to
-its schedule.
+(`Today.waiting`). With a target the plan stops once the predicted recall on the day reaches it:
+the rest of the budget is the learner's. SM-2 itself stays untouched here: the caller decides
+what a review does to its schedule.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ class Plan:
     waiting: list[int]  # due today in SM-2, not planned today
     waiting_after: list[int]  # of those, the ones not planned before the date at all
     kinds: dict[int, str]  # today's items: "new", "due" (SM-2 makes it due) or "extra"
+    more_time: float | None = None  # followed, with `more_per_day` more reviews a day
 
     @property
     def reviews(self) -> int:
@@ -140,6 +142,8 @@ def plan_build(
     per_day: int,
     done_today: int = 0,
     min_gain: float = MIN_GAIN,
+    target: float | None = None,
+    more_per_day: int = 0,
 ) -> Plan:
     """The plan from today to the interview `days_until` days later (0: it is today; the
     reviews of the day count), with at most `per_day` reviews a day (`done_today` of today's
@@ -147,7 +151,10 @@ def plan_build(
 
     `items`: the items practised before (with memories); `new`: the unseen items in the order
     to introduce them (as many as the plan could take; more are not looked at); `unseen`: how
-    many unseen items each group has in all (those in `new` included), for readiness."""
+    many unseen items each group has in all (those in `new` included), for readiness.
+    `target`: stop planning once the predicted recall on the day reaches it (the rest of the
+    budget is not needed); None: as high as the budget allows. `more_per_day`: also work out
+    the predicted recall with that many more reviews a day (`Plan.more_time`)."""
     if days_until < 0:
         raise ValueError(f"days_until must be 0 or more, got {days_until}")
     per_day = max(0, min(per_day, MAX_PER_DAY))
@@ -168,7 +175,9 @@ def plan_build(
         item.key: float(v)
         for item, v in zip(seen, recall(w, interview - last0, s0) if seen else [], strict=True)
     }
-    done = allocate(
+    total_items = len(seen) + sum(unseen_count.values())
+    more = min(per_day + more_per_day, MAX_PER_DAY) if more_per_day else 0
+    done, reached = allocate(
         w=w,
         cols=cols,
         interview=interview,
@@ -180,6 +189,8 @@ def plan_build(
         per_day=per_day,
         done_today=done_today,
         min_gain=min_gain,
+        goal=None if target is None else target * total_items,
+        levels=(more,) if more else (),
     )
     followed_values = dict(now_values)
     for key, v in zip(done.keys, done.value, strict=True):
@@ -208,7 +219,7 @@ def plan_build(
     for key in days[0].items:
         item = by_key[key]
         kinds[key] = "new" if not item.seen else "due" if (item.due_day or 1) <= 0 else "extra"
-    return Plan(
+    plan = Plan(
         days_until=days_until,
         per_day=per_day,
         days=days,
@@ -219,7 +230,11 @@ def plan_build(
         waiting=waiting,
         waiting_after=[k for k in waiting if k not in planned_at_all],
         kinds=kinds,
+        more_time=None,
     )
+    if more:  # the same plan and more layers: never below it (but for the sums' rounding)
+        plan.more_time = max(plan.followed.overall, reached[more] / total_items)
+    return plan
 
 
 def _readiness_of(items: Sequence[Item], values: dict[int, float], unseen: Mapping[str, int]):
@@ -259,16 +274,20 @@ def plan_review(
     extra_per_day: int,
     later_days: int = 7,
     plan: Plan | None = None,
+    target: float | None = None,
 ) -> PlanReview:
-    """The plan (given, or built) reviewed: how ready on the day, and with `extra_per_day` more
-    reviews a day or the date `later_days` later. The caller passes as many `new` items as the
-    larger budget and the later date could take."""
-    common = {"items": items, "new": new, "unseen": unseen, "parameters": parameters}
-    if plan is None:
-        plan = plan_build(**common, days_until=days_until, per_day=per_day, done_today=done_today)
-    more = plan_build(
-        **common, days_until=days_until, per_day=per_day + extra_per_day, done_today=done_today
-    )
+    """The plan (given, built with `more_per_day=extra_per_day`, or built here) reviewed: how
+    ready on the day, and with `extra_per_day` more reviews a day or the date `later_days`
+    later. The caller passes as many `new` items as the larger budget and the later date could
+    take."""
+    common = {
+        "items": items, "new": new, "unseen": unseen, "parameters": parameters, "target": target,
+    }  # fmt: skip
+    if plan is None or plan.more_time is None:
+        plan = plan_build(
+            **common, days_until=days_until, per_day=per_day, done_today=done_today,
+            more_per_day=extra_per_day,
+        )  # fmt: skip
     later = plan_build(
         **common, days_until=days_until + later_days, per_day=per_day, done_today=done_today
     )
@@ -276,7 +295,7 @@ def plan_review(
         today=len(plan.days[0].items),
         now=plan.now.overall,
         followed=plan.followed.overall,
-        more_time=more.followed.overall,
+        more_time=plan.more_time,
         extra_per_day=extra_per_day,
         later_date=later.followed.overall,
         later_days=later_days,

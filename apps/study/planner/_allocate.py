@@ -69,6 +69,11 @@ class Allocation:
     new_rows: int  # how many rows are new items taken from the pool
 
 
+# Per layer, the candidates are the rows with the best gains (twice as many as the layer has
+# slots, and one a column more), and per open column its best rows among them.
+ROWS_PER_SLOT = 2
+
+
 def allocate(
     *,
     w,
@@ -82,11 +87,20 @@ def allocate(
     per_day: int,
     done_today: int,
     min_gain: float,
-) -> Allocation:
+    goal: float | None = None,
+    levels: tuple[int, ...] = (),
+) -> tuple[Allocation, dict[int, float]]:
     """Give out the budget. s0, d0, last0: the seen items' memories (last0 in days from today,
-    0 or less); keys: their keys; new_keys: the unseen items in the order to introduce them."""
+    0 or less); keys: their keys; new_keys: the unseen items in the order to introduce them;
+    goal: stop once the expected number of items recalled on the day reaches it. The allocation
+    is the one for `per_day`; `levels` (budgets above it) go on giving out layers, and their
+    expected numbers of items recalled come back too (the plan for a larger budget is this one
+    and more layers)."""
     n_cols = len(cols)
+    if cols[0].width > 1:
+        raise AssertionError("today must be a column of its own")
     col_day = np.array([c.day for c in cols], dtype=np.float64)
+    width = np.array([c.width for c in cols], dtype=np.float64)
     seen = len(keys)
     rows = seen + len(new_keys)
     s = np.concatenate([s0, np.ones(len(new_keys))]).astype(np.float64)
@@ -97,7 +111,7 @@ def allocate(
     count = np.zeros(rows, dtype=np.int64)
     used = np.zeros((rows, n_cols), dtype=bool)
     # A seen item reviewed today already is not planned again today (today's queue leaves it
-    # out; a failed one comes back as SM-2's re-drill).
+    # out).
     used[:seen, 0] |= last0 >= 0
     value = np.zeros(rows)
     if seen:
@@ -105,6 +119,7 @@ def allocate(
             w, s[:seen], d[:seen], last[:seen], is_seen[:seen], plan_days[:seen, :0], interview
         )
     gains = np.full((rows, n_cols), -np.inf)
+    best = np.full(rows, -np.inf)  # a row's best gain; below min_gain it is out for good
     key_of = np.array(keys + new_keys, dtype=np.int64)
 
     def compute(idx: np.ndarray) -> None:
@@ -122,98 +137,109 @@ def allocate(
         g[used[idx]] = -np.inf
         g[count[idx] >= MAX_REVIEWS] = -np.inf
         gains[idx] = g
+        best[idx] = g.max(axis=1)
 
-    alive = np.arange(seen)
-    compute(alive)
+    compute(np.arange(seen))
     pool = seen  # the next unseen item's row
     pool_gain = np.full(n_cols, -np.inf)
     if new_keys:
         compute(np.array([pool]))
         pool_gain = gains[pool].copy()
-    alive = alive[gains[alive].max(axis=1, initial=-np.inf) >= min_gain] if seen else alive
+        best[pool:] = -np.inf  # not candidates until taken
 
     free = np.zeros(n_cols)
     order: list[tuple[int, int]] = []
-    planned: list[list[int]] = [[] for _ in range(rows)]
-    for layer in range(1, per_day + 1):
-        units = np.array([c.width for c in cols], dtype=np.float64)
+    total = float(value.sum())
+    last_level = max((per_day, *levels))
+    snapshot: tuple | None = None
+    reached: dict[int, float] = {}
+    for layer in range(1, last_level + 1):
+        if layer == per_day + 1:
+            snapshot = (len(order), value.copy(), pool)
+        if goal is not None and total >= goal:
+            break
+        units = width.copy()
         units[0] = 1.0 if layer > done_today else 0.0
-        if cols[0].width > 1:  # today is always a column of its own
-            raise AssertionError("today must be a column of its own")
         free += units
         open_cols = np.flatnonzero(free >= 1)
-        if not len(open_cols):
-            continue
-        # the candidates: per open column the best rows still alive, and the unseen pool
-        cand_gain, cand_row, cand_col = [], [], []
-        if len(alive):
-            sub = gains[np.ix_(alive, open_cols)]
-            take = min(len(alive), len(open_cols) + int(free[open_cols].max()))
-            if take < len(alive):
-                top = np.argpartition(-sub, take - 1, axis=0)[:take]
-            else:
-                top = np.broadcast_to(np.arange(len(alive))[:, None], sub.shape)
-            g = np.take_along_axis(sub, top, axis=0)
-            cand_gain.append(g.ravel())
-            cand_row.append(alive[top].ravel())
-            cand_col.append(np.broadcast_to(open_cols, g.shape).ravel())
-        if pool < rows:
-            # every free slot could take the next unseen item, introduced on the earliest day
-            # with room (see the module's docstring), and ranked by what it gives there
-            earliest = int(open_cols[0])
+        if len(open_cols):
             slots = int(free[open_cols].sum())
-            cand_gain.append(np.full(slots, pool_gain[earliest]))
-            cand_row.append(np.full(slots, -1))
-            cand_col.append(np.full(slots, earliest))
-        if cand_gain:
-            gain_all = np.concatenate(cand_gain)
+            cand_gain, cand_row, cand_col = [], [], []
+            alive = np.flatnonzero(best >= min_gain)
+            if len(alive):
+                # the rows with the best gains, then per open column its best rows among them
+                take = min(len(alive), ROWS_PER_SLOT * slots + len(open_cols))
+                if take < len(alive):
+                    alive = alive[np.argpartition(-best[alive], take - 1)[:take]]
+                sub = gains[np.ix_(alive, open_cols)]
+                per_col = min(len(alive), int(free[open_cols].max()) + len(open_cols))
+                if per_col < len(alive):
+                    top = np.argpartition(-sub, per_col - 1, axis=0)[:per_col]
+                else:
+                    top = np.broadcast_to(np.arange(len(alive))[:, None], sub.shape)
+                cand_gain.append(np.take_along_axis(sub, top, axis=0).ravel())
+                cand_row.append(alive[top].ravel())
+                cand_col.append(np.broadcast_to(open_cols, top.shape).ravel())
+            if pool < rows:
+                # each free slot could take the next unseen item, introduced on the earliest day
+                # with room (see the module's docstring) and ranked by what it gives there
+                earliest = int(open_cols[0])
+                cand_gain.append(np.full(slots, pool_gain[earliest]))
+                cand_row.append(np.full(slots, -1))
+                cand_col.append(np.full(slots, earliest))
+            gain_all = np.concatenate(cand_gain) if cand_gain else np.zeros(0)
+            if not len(gain_all) or gain_all.max() < min_gain:
+                break  # nothing left worth a review, whatever the budget
             row_all = np.concatenate(cand_row)
             col_all = np.concatenate(cand_col)
             worth = gain_all >= min_gain
             gain_all, row_all, col_all = gain_all[worth], row_all[worth], col_all[worth]
-        else:
-            gain_all = np.zeros(0)
-        if not len(gain_all):
-            break  # nothing left worth a review, whatever the budget
-        key_all = np.where(row_all >= 0, key_of[np.maximum(row_all, 0)], -1)
-        ranked = np.lexsort((row_all, col_all, key_all, -gain_all))
-        taken_rows: set[int] = set()
-        changed: list[int] = []
-        for c in ranked:
-            j, row, gain = int(col_all[c]), int(row_all[c]), float(gain_all[c])
-            if row < 0:  # an unseen item: the next one in order, on the earliest day with room
-                if pool >= rows:
+            key_all = np.where(row_all >= 0, key_of[np.maximum(row_all, 0)], -1)
+            ranked = np.lexsort((row_all, col_all, key_all, -gain_all))
+            taken = np.zeros(rows, dtype=bool)
+            changed: list[int] = []
+            for c in ranked:
+                j, row, gain = int(col_all[c]), int(row_all[c]), float(gain_all[c])
+                if row < 0:  # an unseen item: the next one in order, on the earliest day with room
+                    if pool >= rows:
+                        continue
+                    j = int(np.flatnonzero(free >= 1)[0])
+                    gain = float(pool_gain[j])
+                    if gain < min_gain:
+                        continue
+                    row = pool
+                    pool += 1
+                elif taken[row] or free[j] < 1:
                     continue
-                j = int(np.flatnonzero(free >= 1)[0])
-                gain = float(pool_gain[j])
-                if gain < min_gain:
-                    continue
-                row = pool
-                pool += 1
-            elif row in taken_rows or free[j] < 1:
+                taken[row] = True
+                free[j] -= 1
+                plan_days[row, count[row]] = col_day[j]
+                count[row] += 1
+                used[row, j] = True
+                order.append((row, j))
+                value[row] += gain  # exact: the gain was worked out with this very review added
+                total += gain
+                changed.append(row)
+                if free[open_cols].max() < 1 or (goal is not None and total >= goal):
+                    break
+            if not changed:  # the best rows' best days are full: the next layer has room
                 continue
-            taken_rows.add(row)
-            free[j] -= 1
-            plan_days[row, count[row]] = col_day[j]
-            count[row] += 1
-            used[row, j] = True
-            planned[row].append(j)
-            order.append((row, j))
-            value[row] += gain  # exact: the gain was worked out with this very review added
-            changed.append(row)
-            if free[open_cols].max() < 1:
-                break
-        if not changed:
-            break
-        idx = np.array(sorted(set(changed)))
-        plan_days[idx] = np.sort(plan_days[idx], axis=1)
-        compute(idx)
-        still = idx[gains[idx].max(axis=1) >= min_gain]
-        alive = np.union1d(np.setdiff1d(alive, idx), still)
-    return Allocation(
-        keys=keys + new_keys[: pool - seen],
-        planned=planned[:pool],
-        value=value[:pool],
-        order=order,
-        new_rows=pool - seen,
+            idx = np.array(sorted(set(changed)))
+            plan_days[idx] = np.sort(plan_days[idx], axis=1)
+            compute(idx)
+        if layer in levels:
+            reached[layer] = total
+    for level in levels:  # a level the loop never reached: nothing more was worth a review
+        reached.setdefault(level, total)
+    n_order, values, n_pool = snapshot if snapshot is not None else (len(order), value, pool)
+    planned: list[list[int]] = [[] for _ in range(n_pool)]
+    for row, j in order[:n_order]:
+        planned[row].append(j)
+    allocation = Allocation(
+        keys=keys + new_keys[: n_pool - seen],
+        planned=planned,
+        value=values[:n_pool],
+        order=order[:n_order],
+        new_rows=n_pool - seen,
     )
+    return allocation, reached
