@@ -107,8 +107,8 @@ class InterviewPlan:
     def choice(self) -> queue.Chosen:
         """Today's cards as the queue takes them."""
         return queue.Chosen(
-            cards=[card_id for card_id, _ in self.cards], decks=self.decks,
-            waiting=self.summary["waiting"],
+            cards=[card_id for card_id, _ in self.cards], kinds=[kind for _, kind in self.cards],
+            decks=self.decks, waiting=self.summary["waiting"],
         )  # fmt: skip
 
     @property
@@ -167,8 +167,9 @@ def today_choice(user, now: datetime | None = None) -> queue.Chosen | None:
         found = (built.key, built.today, built.summary["waiting"])
     _, cards, waiting = found
     return queue.Chosen(
-        cards=[entry[0] for entry in cards], decks=[entry[2] for entry in cards], waiting=waiting
-    )
+        cards=[entry[0] for entry in cards], kinds=[entry[1] for entry in cards],
+        decks=[entry[2] for entry in cards], waiting=waiting,
+    )  # fmt: skip
 
 
 def study_queue(user, deck: Deck | None = None, **kwargs) -> queue.Queue:

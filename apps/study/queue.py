@@ -76,11 +76,12 @@ class QueueItem:
 @dataclass(frozen=True)
 class Chosen:
     """A scheduler's choice for today, as its caller passes it: card ids in the order to study
-    them, with their decks (the queue leaves out those reviewed today, suspended or no longer
-    published), and how many of SM-2's due cards it lets wait."""
+    them, each with what it is and its deck (the queue leaves out those reviewed today,
+    suspended or no longer published), and how many of SM-2's due cards it lets wait."""
 
     cards: list[int]
-    decks: list[int] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # "due", "new" or "extra" (SM-2 not due)
+    decks: list[int | None] = field(default_factory=list)
     waiting: int = 0
     scheduler: str = "interview"
 
@@ -166,8 +167,11 @@ def queue(
     zone = profile.zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
     if chosen is not None:
-        lists = ChosenLists(user, deck, start, end, scheduler.local_date(now, zone), chosen.cards)
-        return _chosen_queue(lists, chosen, size=size, avoid=avoid, note=note, now=now, zone=zone)
+        shape = _Shape(user.pk, deck.pk if deck else None, start, end)
+        today = scheduler.local_date(now, zone)
+        return _chosen_queue(
+            shape, today, chosen, size=size, avoid=avoid, note=note, now=now, zone=zone
+        )
     new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
     shape = _Shape(user.pk, deck.pk if deck else None, start, end)
     if size is None:
@@ -232,60 +236,88 @@ def _cut(items: list[QueueItem], left: dict[str, int]) -> list[QueueItem]:
     return out
 
 
-def _chosen_queue(lists: ChosenLists, chosen: Chosen, *, size, avoid, note, now, zone) -> Queue:
-    """The cards the scheduler chose for today that are left, in its order: what is left in one
-    query (the chosen cards' states: reviewed today, suspended, due in SM-2 or not; a chosen
-    card without one is new), then the first `size` items with their cards and sections (one
-    query a kind; `size=0`: the counts only), or every item."""
-    decks = dict(zip(chosen.cards, chosen.decks, strict=False)) if chosen.decks else {}
-    states = {
-        card_id: (pk, due_at, reviewed, suspended, deck_id)
-        for card_id, pk, due_at, reviewed, suspended, deck_id in lists.chosen_rows()
+def _chosen_queue(shape: _Shape, today, chosen: Chosen, *, size, avoid, note, now, zone) -> Queue:
+    """The cards the scheduler chose for today that are left, in its order, each of the kind it
+    was chosen as: what is left in one query (`ChosenLists.done`), then the first `size` items
+    with their cards and sections (a query for states, one for new cards; `size=0`: the counts
+    only), or every item. A chosen card retired or unpublished since is left out. The next
+    card's statements are compiled once per shape, as SM-2's (apps.study.compiled_sql)."""
+    extra = {"today": (compiled_sql.SENTINEL_DAY, today)}
+    done = {
+        row[0]
+        for row in _chosen_rows(("chosen-done",), shape, extra, lambda lists, **_: lists.done())
     }
-    left = []
-    for card_id in dict.fromkeys(chosen.cards):
-        state = states.get(card_id)
-        deck = state[4] if state else decks.get(card_id)
-        if lists.deck is not None and deck is not None and deck != lists.deck.pk:
+    entries = zip(chosen.cards, chosen.kinds or [], chosen.decks or [], strict=False)
+    kinds, left = {}, []
+    for card_id, kind, deck in entries:
+        if card_id in done or card_id in kinds:
             continue
-        if state is None or not (state[2] or state[3]):
-            left.append(card_id)
-
-    def kind(card_id: int) -> str:
-        if card_id not in states:
-            return "new"
-        return "due" if states[card_id][1] < lists.end else FOR_INTERVIEW
-
+        if shape.deck is not None and deck is not None and deck != shape.deck:
+            continue
+        kinds[card_id] = {"extra": FOR_INTERVIEW}.get(kind, kind)
+        left.append(card_id)
     counts = dict.fromkeys(("due", "new", FOR_INTERVIEW), 0)
     for card_id in left:
-        counts[kind(card_id)] += 1
+        counts[kinds[card_id]] += 1
     counts["waiting"] = chosen.waiting
     if avoid and len(left) > 1:
         left = [c for c in left if c != avoid] + [c for c in left if c == avoid]
     wanted = left if size is None else left[: size + (SIBLING_WINDOW if note and size else 0)]
-    state_ids = [states[c][0] for c in wanted if c in states]
-    new_ids = [c for c in wanted if c not in states]
     by_state, by_card = {}, {}
-    related = ("card",) if size is None else ("card", "card__section")
-    if state_ids:
-        rows = CardState.objects.filter(pk__in=state_ids, card__retired_at=None)
-        by_state = {s.card_id: s for s in rows.select_related(*related)}
-    if new_ids:
-        cards = Card.objects.filter(pk__in=new_ids, deck__is_published=True)
-        if size is not None:
-            cards = cards.select_related("section")
-        by_card = {c.pk: c for c in cards}
+    if size is None:  # every item, as plain values (what the API shows), compiled afresh
+        states, cards = ChosenLists(shape.user, shape.deck, today).whole(wanted)
+        for card_id, slug, front, back, deck_id, note, pk, *state in states:
+            card = QueueCard(card_id, slug, front, back, deck_id, note)
+            by_state[card_id] = (card, QueueState(pk, *state))
+        for row in cards if any(kinds[c] == "new" for c in wanted) else ():
+            by_card[row[0]] = QueueCard(*row)
+    for kind, build, models in (
+        ("seen", lambda lists, ids: lists.states(ids), state_models),
+        ("new", lambda lists, ids: lists.new(ids), card_models),
+    ):
+        ids = [c for c in wanted if (kinds[c] == "new") == (kind == "new")]
+        if not ids or size is None:
+            continue
+        marks = {f"id{n}": (compiled_sql.SENTINEL_ID - n, pk) for n, pk in enumerate(ids)}
+
+        def with_ids(lists, build=build, **given):
+            return build(lists, _ids_of(given))
+
+        rows = _chosen_rows(("chosen", kind, len(ids)), shape, extra | marks, with_ids)
+        for model in models(rows):
+            if kind == "new":
+                by_card[model.pk] = model
+            else:
+                by_state[model.card_id] = (model.card, model)
     items = []
     for card_id in wanted:
         if card_id in by_state:
-            state = by_state[card_id]
-            items.append(QueueItem(state.card, state, kind(card_id)))
+            card, state = by_state[card_id]
+            items.append(QueueItem(card, state, kinds[card_id]))
         elif card_id in by_card:
             items.append(QueueItem(by_card[card_id], None, "new"))
     items = _spaced(items, note)
     if size is not None:
         items = items[:size]
     return Queue(items, counts, now, zone, {}, scheduler=chosen.scheduler)
+
+
+def _ids_of(given: dict) -> list:
+    """The card ids among a compiled statement's parameters (id0, id1, ...), in order."""
+    return [given[f"id{n}"] for n in range(sum(1 for name in given if name.startswith("id")))]
+
+
+def _chosen_rows(key: tuple, shape: _Shape, extra: dict, build) -> list:
+    """The rows of `build(ChosenLists, **extra values)` for the learner and deck of `shape`,
+    from SQL compiled once per key (`compiled_sql.rows`)."""
+
+    def queryset(user, deck, start, end, **given):
+        return build(ChosenLists(user, deck, given["today"]), **given)
+
+    return compiled_sql.rows(
+        key, queryset, user=shape.user, deck=shape.deck, start=shape.start, end=shape.end,
+        extra=extra,
+    )  # fmt: skip
 
 
 # --- the whole queue: one statement --------------------------------------------------------

@@ -11,7 +11,6 @@ from functools import cache, cached_property
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import (
-    BooleanField,
     Case,
     CharField,
     Exists,
@@ -142,31 +141,45 @@ class QueueLists:
 
 
 class ChosenLists:
-    """The interview scheduler's queue for one learner, deck and day: the cards its choice for
-    today names (`ids`); what is left of them is read in one statement (`chosen_rows`)."""
+    """The interview scheduler's queue for one learner, deck and day. What is left of its
+    choice for today is the chosen cards less the learner's cards reviewed today (by any
+    review: their memory's day) or suspended, read without naming the chosen ones (`done`,
+    one statement whatever their number); `states` and `new` read the chosen cards themselves."""
 
-    def __init__(self, user, deck, start: datetime, end: datetime, today, ids: list[int]):
-        self.user, self.deck, self.start, self.end, self.ids = user, deck, start, end, ids
-        self.today = today
+    def __init__(self, user, deck, today):
+        self.user, self.deck, self.today = user, deck, today
 
-    def chosen_rows(self) -> list[tuple]:
-        """(card id, state id, due at, reviewed today, suspended or gone, deck id) of each
-        chosen card that has a state: "reviewed today" by any review (its memory's day), "gone"
-        when the card was retired or its deck unpublished since the plan was made."""
-        if not self.ids:
-            return []
-        states = CardState.objects.filter(user=self.user, card_id__in=self.ids)
-        gone = Q(suspended=True) | ~Q(card__retired_at=None) | Q(deck__is_published=False)
-        return list(
-            states.annotate(
-                reviewed=Case(
-                    When(memory_day=self.today, then=True),
-                    default=False,
-                    output_field=BooleanField(),
-                ),
-                out=Case(When(gone, then=True), default=False, output_field=BooleanField()),
-            ).values_list("card_id", "pk", "due_at", "reviewed", "out", "deck_id")
-        )
+    def done(self) -> QuerySet:
+        states = CardState.objects.filter(user=self.user)
+        done = states.filter(Q(memory_day=self.today) | Q(suspended=True))
+        return done.values_list("card_id")
+
+    def states(self, ids: list[int]) -> QuerySet:
+        """These chosen cards' states with their cards and sections, as state_rows gives them."""
+        states = learner_states(self.user, self.deck).filter(card_id__in=ids)
+        card = [f"card__{name}" for name in model_columns(Card)]
+        section = [f"card__section__{name}" for name in model_columns(Section)]
+        return states.values_list(*model_columns(CardState), *card, *section)
+
+    def whole(self, ids: list[int]) -> tuple[QuerySet, QuerySet]:
+        """These chosen cards as the whole queue shows them (plain values): the seen ones'
+        card and state columns, and the new ones' card columns."""
+        card = ("card_id", "card__slug", "card__front_html", "card__back_html", "deck_id",
+                "card__note_slug")  # fmt: skip
+        states = learner_states(self.user, self.deck).filter(card_id__in=ids)
+        cards = Card.objects.filter(pk__in=ids, deck__is_published=True)
+        if self.deck is not None:
+            cards = cards.filter(deck=self.deck)
+        new = ("pk", "slug", "front_html", "back_html", "deck_id", "note_slug")
+        return states.values_list(*card, "pk", *STATE_COLUMNS), cards.values_list(*new)
+
+    def new(self, ids: list[int]) -> QuerySet:
+        """These chosen cards (never seen) with their sections, as new_rows gives them."""
+        cards = Card.objects.filter(pk__in=ids, deck__is_published=True)
+        if self.deck is not None:
+            cards = cards.filter(deck=self.deck)
+        section = [f"section__{name}" for name in model_columns(Section)]
+        return cards.values_list(*model_columns(Card), *section)
 
 
 # The state columns the API shows, with their model fields (a typed NULL for a new card's row).
