@@ -33,10 +33,11 @@ from django.utils import timezone
 
 from apps.accounts.models import Profile, profile_for
 from apps.decks.models import Card, Deck, Section
-from apps.study import planner, queue, scheduler, services
+from apps.study import compiled_sql, planner, queue, scheduler, services
 from apps.study.memory import MemoryModel
 from apps.study.models import MEMORY_FIELDS, CardState, MemoryFit, ReviewLog, StudyPlan
 from apps.study.queue_sql import learner_states, new_cards
+from apps.study.scheduler import CardSchedule
 from config.errors import NotFound
 
 DEFAULT_BUDGET_MINUTES = 20
@@ -116,6 +117,7 @@ class InterviewPlan:
         return (self.interview_date - self.today).days
 
     def __getattr__(self, name):
+        """The summary's figures as attributes (`ip.per_day`, `ip.followed`), for templates."""
         try:
             return self.__dict__["summary"][name]
         except KeyError:
@@ -124,9 +126,9 @@ class InterviewPlan:
 
 def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     """The learner's plan for their local today, None when interview mode is not on. One query
-    while the stored plan holds (the profile is the user's, loaded once); built afresh (about
-    eight queries and the scheduler's work) at the day's first request, and when the date,
-    budget, target or zone changed."""
+    while the stored plan holds (the profile is the user's, loaded once); built afresh (eight
+    queries and the scheduler's work) at the day's first request, and when the date, budget,
+    target or zone changed (the worker drops it when it fits new parameters)."""
     now = now or timezone.now()
     profile = profile_for(user)
     today = scheduler.local_date(now, profile.zone)
@@ -146,22 +148,24 @@ def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     )
 
 
-def plan_forget(user_ids) -> None:
-    """Drop stored plans, e.g. once new parameters were fitted: the next request re-plans."""
-    StudyPlan.objects.filter(user_id__in=list(user_ids)).delete()
-
-
 def today_choice(user, now: datetime | None = None) -> queue.Chosen | None:
     """The scheduler's choice for today, as the queue takes it; None when SM-2 schedules. One
-    query while today's plan is stored (the profile is the user's)."""
+    query while today's plan is stored (the profile is the user's), compiled once as the
+    queue's are (apps.study.compiled_sql)."""
     now = now or timezone.now()
     profile = profile_for(user)
     today = scheduler.local_date(now, profile.zone)
     if not interview_active(profile, today):
         return None
     key = _key(profile, today)
-    row = StudyPlan.objects.filter(user=user).values_list("key", "today", "summary__waiting")
-    found = row.first()
+    start = scheduler.day_start(now, profile.zone)
+    found = next(iter(compiled_sql.rows(
+        ("study-plan",),
+        lambda user_id, deck, start, end: StudyPlan.objects.filter(user=user_id).values_list(
+            "key", "today", "summary__waiting"
+        ),
+        user=user.pk, deck=None, start=start, end=start,
+    )), None)  # fmt: skip
     if found is None or found[0] != key:
         built = _build(user, profile, now, today, key)
         found = (built.key, built.today, built.summary["waiting"])
@@ -332,42 +336,47 @@ def plan_review_record(
     if profile.interview_date is None:
         raise NoInterviewDate("no interview date is set; set one in your profile to plan for it")
     grade = services.grade_check(grade)
-    try:
-        return services.review_record(
-            user=user, card=card, grade=grade, client_id=client_id, duration_ms=duration_ms, now=now
-        )
-    except services.CardNotDue:
-        pass
     now = now or timezone.now()
+    normal = {"user": user, "card": card, "grade": grade, "client_id": client_id,
+              "duration_ms": duration_ms, "now": now}  # fmt: skip
+    states = CardState.objects.filter(user=user, card=card)
+    due_at = states.values_list("due_at", flat=True).first()
+    if due_at is None or scheduler.is_due(CardSchedule(due_at=due_at), now, profile.zone):
+        return services.review_record(**normal)  # new, or due in SM-2: SM-2's own review
     try:
         with transaction.atomic():
-            row = CardState.objects.select_for_update().get(user=user, card=card)
+            row = states.select_for_update().get()
             if row.suspended:
                 raise services.CardSuspended(
                     f"card {card.slug} is suspended; unsuspend it to review it"
                 )
-            schedule = row.schedule.as_json()
-            log = ReviewLog(
-                user=user,
-                card=card,
-                grade=grade,
-                kind=ReviewLog.Kind.PLAN,
-                reviewed_at=now,
-                duration_ms=duration_ms,
-                state_before=schedule,
-                state_after=schedule,
-                client_id=client_id,
-            )
-            services.memory_review(row, log, grade, now, profile.zone)
-            CardState.objects.filter(pk=row.pk).update(
-                **{name: getattr(row, name) for name in MEMORY_FIELDS}
-            )
-            log.save(force_insert=True)
+            if scheduler.is_due(row.schedule, now, profile.zone):
+                log = None  # made due since (an undo, a requeue): SM-2's own review, below
+            else:
+                schedule = row.schedule.as_json()
+                log = ReviewLog(
+                    user=user,
+                    card=card,
+                    grade=grade,
+                    kind=ReviewLog.Kind.PLAN,
+                    reviewed_at=now,
+                    duration_ms=duration_ms,
+                    state_before=schedule,
+                    state_after=schedule,
+                    client_id=client_id,
+                )
+                services.memory_review(row, log, grade, now, profile.zone)
+                CardState.objects.filter(pk=row.pk).update(
+                    **{name: getattr(row, name) for name in MEMORY_FIELDS}
+                )
+                log.save(force_insert=True)
     except IntegrityError:
         replayed = services._replay(user, client_id, card, grade)
         if replayed is None:
             raise
         return replayed, False
+    if log is None:
+        return services.review_record(**normal)
     return log, True
 
 
