@@ -4,21 +4,26 @@ gunicorn's 30 s worker timeout, so no statement runs on in PostgreSQL after the 
 for it is gone (holding its locks, ignoring a fast shutdown). The Celery worker and management
 commands (an import, a backup, a migration: minutes of work, some in long statements) take
 DB_WORKER_STATEMENT_TIMEOUT_S instead, through `statement_timeout_use` at their start
-(config/celery.py, manage.py)."""
+(config/celery.py, manage.py).
+
+Every connection also turns PostgreSQL's JIT compiler off: our statements are short reads whose
+estimated cost can pass jit_above_cost (a learner with every card of a 100,000-card deck: the
+home page's due counts planned at 700,000), and then compiling took 1.2-2.5 s of a statement
+that runs in 50 ms (bench/README-pages-big.md)."""
 
 from __future__ import annotations
 
 import re
 
-_SETTING = re.compile(r"\s*-c\s*statement_timeout=\S+")
+_SETTING = re.compile(r"\s*-c\s*(statement_timeout|jit)=\S+")
 CANCELLED_SQLSTATE = "57014"  # query_canceled: statement_timeout, or a cancel request
 
 
 def statement_timeout_options(options: dict, seconds: int) -> dict:
-    """Connection OPTIONS for PostgreSQL with every statement bounded by `seconds` (0: none),
-    keeping any other `-c` setting the DATABASE_URL gave."""
+    """Connection OPTIONS for PostgreSQL with every statement bounded by `seconds` (0: none)
+    and no JIT, keeping any other `-c` setting the DATABASE_URL gave."""
     rest = _SETTING.sub("", options.get("options", "")).strip()
-    bound = f"-c statement_timeout={seconds * 1000}"
+    bound = f"-c statement_timeout={seconds * 1000} -c jit=off"
     return {**options, "options": f"{rest} {bound}".strip()}
 
 

@@ -1,7 +1,7 @@
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Func, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
-from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
+from apps.decks.models import Card, Deck, Section
 
 
 def visible_decks(user) -> QuerySet[Deck]:
@@ -12,15 +12,30 @@ def visible_decks(user) -> QuerySet[Deck]:
     return decks
 
 
+def count_of(rows: QuerySet) -> Subquery:
+    """How many of `rows` (a queryset with OuterRef filters) there are, as an expression: a
+    COUNT without GROUP BY, so one row, 0 when there are none."""
+    counted = rows.order_by().annotate(n=Func(template="COUNT(*)", output_field=IntegerField()))
+    return Subquery(counted.values("n"), output_field=IntegerField())
+
+
+def section_cards() -> QuerySet[Card]:
+    """The outer section's cards in use, for count_of: one range of card_in_use_by_section."""
+    return Card.objects.filter(deck_id=OuterRef("deck_id"), section_id=OuterRef("pk"))
+
+
 def deck_list(user) -> QuerySet[Deck]:
+    """The visible decks with their cards in use and their sections. Each count is a subquery
+    of its own: joining both to the deck multiplies them (100,000 cards x 100 sections is ten
+    million rows, seconds); a deck's cards in use are one range of `card_in_use_by_section`."""
     return visible_decks(user).annotate(
-        card_count=Count("cards", filter=CARDS_IN_USE, distinct=True),
-        section_count=Count("sections", distinct=True),
+        card_count=count_of(Card.objects.filter(deck=OuterRef("pk"))),
+        section_count=count_of(Section.objects.filter(deck=OuterRef("pk"))),
     )
 
 
 def deck_detail(user, slug: str) -> Deck:
-    sections = Section.objects.annotate(card_count=Count("cards", filter=CARDS_IN_USE)).order_by(
+    sections = Section.objects.annotate(card_count=count_of(section_cards())).order_by(
         "order", "id"
     )
     return get_object_or_404(

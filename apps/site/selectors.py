@@ -19,7 +19,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
-from apps.decks.models import CARDS_IN_USE, Deck, Section
+from apps.decks.models import Deck, Section
+from apps.decks.selectors import count_of, section_cards
 from apps.quizzes.models import Attempt, Question, Quiz
 from apps.study import progress, scheduler
 from apps.study.models import CardState, ReviewLog, SectionProgress
@@ -139,7 +140,7 @@ def _mastery(user, now: datetime) -> list[SectionMastery]:
     sections = (
         Section.objects.filter(deck__is_published=True)
         .select_related("deck")
-        .annotate(n=Count("cards", filter=CARDS_IN_USE))
+        .annotate(n=count_of(section_cards()))
         .order_by("deck__title", "order")
     )
     counts = {
@@ -241,9 +242,11 @@ def learning_path(user, decks: list[Deck]) -> dict[int, DeckPath]:
     """Each deck's sections with what the learner did (read, checkpoint answered and answered
     right, cards learned, knowledge-check score). Five queries whatever the size."""
     deck_ids = [d.pk for d in decks]
+    # Each section's cards in use, counted from the index one section at a time: a join to the
+    # cards would read a 100,000-card deck's table.
     sections = list(
         Section.objects.filter(deck_id__in=deck_ids)
-        .annotate(n=Count("cards"))
+        .annotate(n=count_of(section_cards()))
         .order_by("deck_id", "order", "id")
     )
     learned = dict(

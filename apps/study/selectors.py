@@ -17,16 +17,18 @@ from django.db.models import (
     OuterRef,
     Q,
     QuerySet,
+    Subquery,
     Sum,
     Value,
 )
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import visible_decks
 from apps.study import queue_sql, scheduler
-from apps.study.models import CardState, ReviewLog, SectionProgress
+from apps.study.models import CardState, NewCardCursor, ReviewLog, SectionProgress
 from apps.study.queue_sql import CountOf
 
 
@@ -78,14 +80,24 @@ def due_counts(
         user=user, card__retired_at=None, deck_id=OuterRef("pk"), suspended=False,
         due_at__lt=day.end,
     )  # fmt: skip
+    # The deck's cursor once more, as a bound of the outer deck: new_cards() across decks reads
+    # each card's own deck's cursor, which the database cannot start an index range from, so it
+    # walked every card the learner had seen (100,000 for a whole big deck).
+    cursor = NewCardCursor.objects.filter(user=user, deck=OuterRef(OuterRef("pk")))
+    after = Coalesce(Subquery(cursor.values("after_card_id")[:1]), Value(0))
     new = queue_sql.unburied(
         user,
-        queue_sql.new_cards(user, None).filter(deck_id=OuterRef("pk")),
+        queue_sql.new_cards(user, None).filter(deck_id=OuterRef("pk"), id__gt=after),
         queue_sql.day_logs(user, day.start),
     )
     # Each count stops at the day's limit, so the database reads no more than the queue would.
     decks = Deck.objects.annotate(
-        due=CountOf(states.values("pk")[: day.reviews_left]) if day.reviews_left else Value(0),
+        # In the queue index's order: the count is the same, and the database reads the
+        # learner's due states from the index instead of the table (a learner with 100,000
+        # states: 15 ms, not 100 ms).
+        due=CountOf(states.order_by("due_at").values("pk")[: day.reviews_left])
+        if day.reviews_left
+        else Value(0),
         new=CountOf(new.values("pk")[: day.new_left]) if day.new_left else Value(0),
     )
     if card_counts is None:

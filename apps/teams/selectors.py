@@ -35,7 +35,8 @@ from django.http import Http404
 from django.utils import timezone
 
 from apps.charts.geometry import heat_level
-from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
+from apps.decks.models import Card, Deck, Section
+from apps.decks.selectors import count_of, section_cards
 from apps.exercises import selectors as exercises
 from apps.quizzes import selectors as quizzes
 from apps.study import members as study_members
@@ -369,7 +370,7 @@ def _compute_team_progress(
         SectionFigure(section=s, card_count=s.card_count)
         for s in Section.objects.filter(deck=deck)
         .select_related("deck")
-        .annotate(card_count=Count("cards", filter=CARDS_IN_USE))
+        .annotate(card_count=count_of(section_cards()))  # from the index, not the table
         .order_by("order", "id")
     ]  # query 2
     card_count = sum(s.card_count for s in sections)
