@@ -25,6 +25,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce
 
 from apps.decks.models import Card, Deck, Section
+from apps.decks.selectors import studied_decks
 from apps.study.models import CardState, NewCardCursor, ReviewLog
 
 
@@ -44,8 +45,9 @@ def learner_states(user, deck: Deck | None) -> QuerySet[CardState]:
     states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
     if deck is not None:
         return states.filter(deck=deck)  # callers resolve the deck through visible_decks
-    # Across all decks: a deck an author unpublished leaves the queue with its cards.
-    return states.filter(deck__is_published=True)
+    # Across all decks: a deck an author unpublished leaves the queue with its cards; the
+    # learner's own decks are in it.
+    return states.filter(studied_decks(getattr(user, "pk", user)))
 
 
 def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
@@ -54,7 +56,7 @@ def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     NewCardCursor per deck skips the cards already known, so the database walks the primary key
     from the cursor and stops after the first unseen cards (bench/README-study.md)."""
     seen = CardState.objects.filter(user=user, card=OuterRef("pk"))
-    cards = Card.objects.filter(deck__is_published=True)
+    cards = Card.objects.filter(studied_decks(getattr(user, "pk", user)))
     if deck is not None:
         cursor = NewCardCursor.objects.filter(user=user, deck=deck).values("after_card_id")[:1]
         cards = cards.filter(deck=deck, id__gt=Coalesce(Subquery(cursor), Value(0)))
