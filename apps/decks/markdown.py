@@ -212,6 +212,7 @@ def answer_text(kind: str, ordinal: int, front: str, back: str) -> str:
             m.group(2).strip() for m in CLOZE_RE.finditer(front) if int(m.group(1)) == ordinal
         )
     text = front if kind == "reverse" and ordinal == 2 else back
+    text = _IMAGES.sub("", MEDIA_NAMES.sub("", text))  # pictures are not typed
     return html_to_text(render_markdown(text)).strip()
 
 
@@ -261,6 +262,7 @@ def _image_ref(match: re.Match) -> str:
 
 
 MEDIA_NAMES = re.compile(r"!\[[^\]\n]*\]\(<media:([^>\n]+)>\)")
+_IMAGES = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 
 
 def media_names(text: str) -> set[str]:

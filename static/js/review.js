@@ -144,6 +144,8 @@
   // server would replay the same client_id anyway).
   document.body.addEventListener("htmx:beforeRequest", function (event) {
     var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    // A field's own request (the editor's live preview) is not the form being sent.
+    if (form && event.detail.elt !== form && !event.detail.elt.matches("button")) return;
     if (form && form.dataset.sending === "1") {
       event.preventDefault();
       return;
@@ -152,6 +154,7 @@
   });
   document.body.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    if (form && event.detail.elt !== form && !event.detail.elt.matches("button")) return;
     if (form) delete form.dataset.sending;
   });
 

@@ -51,3 +51,7 @@ def test_the_answer_compared_is_the_back_the_reverse_side_or_the_deletion():
     text = "{{c1::Ape-X}} uses a {{c2::replay buffer::where}}; {{c1::DQN}} did not."
     assert answer_text("cloze", 1, text, "") == "Ape-X, DQN"
     assert answer_text("cloze", 2, text, "") == "replay buffer"
+
+
+def test_an_image_in_the_answer_is_not_part_of_what_is_typed():
+    assert answer_text("basic", 1, "Q", "object store ![](<media:ring.png>)") == "object store"
