@@ -13,7 +13,7 @@ RUN_PROCESSES ?=
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
-	bench-exercises sandbox
+	bench-exercises bench-browser sandbox
 
 # The rllib and fit extras too (ray[rllib]; fsrs's optimizer with pandas and tqdm; torch==2.13.0
 # pinned: pip takes its CPU wheel here), so the RLlib PPO demo runs and the worker fits each
@@ -93,6 +93,9 @@ bench-exercises: install
 
 bench-big-deck: install
 	$(PY) bench/big_deck.py
+
+bench-browser: install
+	$(PY) bench/browser_bench.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Length
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -318,12 +318,6 @@ def open_suggestions(user) -> QuerySet[EditSuggestion]:
 
 def open_suggestion_count(user) -> int:
     return open_suggestions(user).count()
-
-
-def note_cards(cards: QuerySet[Card]) -> QuerySet[Card]:
-    """The cards in use of the notes of `cards` (every sibling of a reversed or cloze note)."""
-    same_note = cards.filter(deck_id=OuterRef("deck_id"), note_slug=OuterRef("note_slug"))
-    return Card.objects.filter(Q(pk__in=cards.values("pk")) | Exists(same_note.values("pk")))
 
 
 def learners_with_progress(cards) -> dict[int, int]:

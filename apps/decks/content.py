@@ -370,6 +370,8 @@ def deck_apply(
         deck.save()
     existing_sections = {s.slug: s for s in deck.sections.all()}
     existing_cards = {c.slug: c for c in Card.all_objects.filter(deck=deck)}
+    for card in existing_cards.values():
+        card.deck = deck  # one deck object: its images are looked up once for all its cards
     kept: set[str] = set()
     new_cards: list[Card] = []
     for order, section_doc in enumerate(doc.sections):

@@ -364,3 +364,45 @@ def test_a_team_sees_how_many_own_cards_a_member_has_never_which(
     page = client.get(reverse("teams:dashboard", args=[team.slug])).content.decode()
     for text in (body, page):
         assert "ring buffer" not in text and own_card.deck.title not in text
+
+
+def test_her_data_download_holds_her_own_cards_and_suggestions_and_nobody_elses(
+    client, alice, bob, own_card, ray_task
+):
+    services.suggestion_file(user=alice, card=ray_task, front=ray_task.front, back="Shorter.")
+    login(client, alice)
+    doc = json.loads(b"".join(client.get(reverse("accounts:export_json")).streaming_content))
+    assert [c["front"] for c in doc["own_cards"]] == ["What is a ring buffer?"]
+    assert doc["edit_suggestions"][0]["back"] == "Shorter."
+    login(client, bob)
+    doc = json.loads(b"".join(client.get(reverse("accounts:export_json")).streaming_content))
+    assert doc["own_cards"] == [] and doc["edit_suggestions"] == []
+
+
+@pytest.mark.parametrize("action", ["tag", "move"])
+def test_bulk_tag_and_move_cost_the_same_queries_for_3_cards_as_for_27(alice, own, action):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    target = services.own_deck_create(user=alice, title="Target")
+    cards = [
+        services.card_create(
+            deck=own,
+            author=alice,
+            section=own.sections.get(),
+            slug=f"c-{i}",
+            front=f"Card {i}?",
+            back="b",
+        )  # fmt: skip
+        for i in range(33)
+    ]
+    counts = []
+    for chosen in (cards[:3], cards[3:30]):  # both leave cards behind to renumber
+        ids = [c.pk for c in chosen]
+        with CaptureQueriesContext(connection) as ctx:
+            if action == "tag":
+                services.own_cards_tag(user=alice, card_ids=ids, add="drill")
+            else:
+                services.own_cards_move(user=alice, card_ids=ids, deck=target)
+        counts.append(len(ctx.captured_queries))
+    assert counts[0] == counts[1], counts
