@@ -10,6 +10,9 @@ PORT ?= 8000
 # Which Procfile processes `make run` starts; empty means all of them (web, worker, demos,
 # exercises).
 RUN_PROCESSES ?=
+# `make test` runs the suite on this many pytest-xdist workers, then the tests marked serial
+# (tests/conftest.py) on their own; exit status 5 is "no test selected" in either half.
+TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
@@ -50,13 +53,14 @@ run: seed
 	@echo "RayDeck on http://127.0.0.1:$(PORT)/  (Ctrl-C stops web, worker and Ray)"
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile -p $(PORT) $(RUN_PROCESSES)
 
-## test: lint, Django's checks, migrations in sync, then the whole suite.
+## test: lint, Django's checks, migrations in sync, then the whole suite (in two halves).
 test: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -p tests.xdist_services -n $(TEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PY) -m pytest -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 ## ray-cluster: a real two-node Ray cluster on this machine (deploy/ray-local-cluster.sh); it
 ## prints the RAY_ADDRESS and token variables to start `make run` with.
@@ -73,7 +77,7 @@ ray-cluster-status:
 bench-study: install
 	$(PY) bench/study_load.py all
 
-bench-demos: install
+bench-demos: migrate
 	$(PY) bench/demos_bench.py
 
 bench-teams: install

@@ -1,18 +1,22 @@
-"""Demo figures on the real stack: a demos worker process (filesystem or Redis broker, local
-Ray or RAY_ADDRESS), the app's database, runs created as the web creates them.
+"""Demo verdicts and timings across load, on the real stack: a demos worker process (the app's
+database and broker; a local Ray in the worker, or RAY_ADDRESS), runs created as the web
+creates them.
 
-Measures, per demo at default parameters, over --runs runs (interleaved: one run of every
-demo per round, so a neighbour's load drifting over the bench falls on every demo alike):
-time from "run" (row committed, task sent) to the first stored point with a warm worker,
-the run's own duration, and the share of runs whose verdict was *shown*, with the verdicts'
-reasons otherwise and the 1-minute load average each run recorded before it started.
+Every demo runs --runs times on the machine as it is ("idle") and --runs times beside a CPU
+hog pinned to one core ("hog"), interleaved: round 1 runs every demo idle then every demo
+hogged, then round 2, and so on, so load that drifts over the bench falls on both alike. Per
+demo and condition it reports the verdicts (shown / not shown / inconclusive, and failed
+runs), the runs whose figures broke a physical bound (a shown run with a breach would be a
+bug: the verdict code never allows it, and the bench counts them to prove it), the median
+(and max) time from "run" to the first stored point and of the run itself, and the 1-minute
+load average each run recorded just before it started.
 
-    DEBUG=true .venv/bin/python bench/demos_bench.py                 # every demo, 10 runs
-    DEBUG=true .venv/bin/python bench/demos_bench.py --runs 3 vtrace # some, fewer runs
-    (the web's poll adds up to 1 s on top: pages ask for new points every second)
+    make bench-demos                                       # every demo, 10 + 10 runs
+    DEBUG=true .venv/bin/python bench/demos_bench.py --runs 3 vtrace pbt
+    DEBUG=true .venv/bin/python bench/demos_bench.py --conditions idle --runs 1
 
-Results go to stdout and bench/demos_results.json. The demos measure CPU throughput, so
-anything else running moves the numbers: the load averages are recorded beside them.
+It prints one JSON line per run and the table (Markdown), and writes bench/demos_results.json
+(every run and the aggregates). A page adds up to 1 s to the first point: it polls every 1 s.
 """
 
 from __future__ import annotations
@@ -43,10 +47,12 @@ from apps.demos import services  # noqa: E402
 from apps.demos.models import DemoRun  # noqa: E402
 from apps.demos.ray_demos import DEMOS, is_available  # noqa: E402
 
-SLUGS = [spec.slug for spec in DEMOS]
+CONDITIONS = ("idle", "hog")
+HOG = "import os\nos.sched_setaffinity(0, {0})\nwhile True:\n    pass\n"
 
 
 def start_worker() -> subprocess.Popen:
+    (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "bench-demos-worker.log", "w")  # noqa: SIM115
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--queues=demos",
@@ -55,7 +61,23 @@ def start_worker() -> subprocess.Popen:
     )  # fmt: skip
 
 
+def start_hog() -> subprocess.Popen:
+    """One process spinning on CPU 0 at normal priority, as a neighbour's job would."""
+    return subprocess.Popen([sys.executable, "-c", HOG], start_new_session=True)
+
+
+def stop(proc: subprocess.Popen | None) -> None:
+    if proc is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
 def run_once(user, slug: str, params: dict | None = None) -> dict:
+    load_at_submit = os.getloadavg()[0]
     sent = time.perf_counter()
     run = services.demo_run_create(user=user, demo=slug, params=params or {})
     first = None
@@ -66,89 +88,130 @@ def run_once(user, slug: str, params: dict | None = None) -> dict:
         if run.is_finished:
             break
         time.sleep(0.02)
-    claim = (run.summary or {}).get("claim") or {}
-    conditions = (run.summary or {}).get("conditions") or {}
+    summary = run.summary or {}
+    claim = summary.get("claim") or {}
+    conditions = summary.get("conditions") or {}
     return {
         "demo": slug,
         "status": run.status,
+        "verdict": claim.get("verdict") or run.status,
+        "breaches": len(claim.get("breaches") or []),
+        "reason": claim.get("reason") or run.error,
         "first_point_s": round(first, 3) if first is not None else None,
         "run_s": round(run.duration_s or 0, 2),
-        "verdict": claim.get("verdict") or run.status,
-        "reason": claim.get("reason") or run.error,
-        "load_1m_before": conditions.get("load_1m"),
-        "effect": run.summary.get("effect") or run.error,
+        "load_1m_before": conditions.get("load_1m", round(load_at_submit, 2)),
+        "parts": [p.get("sentence") for p in claim.get("parts") or []],
     }
+
+
+def _median_max(values: list[float]) -> tuple[float | None, float | None]:
+    return (statistics.median(values), max(values)) if values else (None, None)
 
 
 def aggregate(rows: list[dict]) -> dict:
     firsts = [r["first_point_s"] for r in rows if r["first_point_s"] is not None]
-    totals = [r["run_s"] for r in rows]
+    totals = [r["run_s"] for r in rows if r["status"] == "succeeded"]
     verdicts = Counter(r["verdict"] for r in rows)
     loads = [r["load_1m_before"] for r in rows if r["load_1m_before"] is not None]
+    first_median, first_max = _median_max(firsts)
+    run_median, run_max = _median_max(totals)
     return {
         "runs": len(rows),
-        "first_point_median_s": round(statistics.median(firsts), 2) if firsts else None,
-        "first_point_max_s": round(max(firsts), 2) if firsts else None,
-        "run_median_s": round(statistics.median(totals), 1),
-        "run_max_s": round(max(totals), 1),
         "shown": verdicts.get("shown", 0),
-        "verdicts": dict(verdicts),
+        "not_shown": verdicts.get("not_shown", 0),
+        "inconclusive": verdicts.get("inconclusive", 0),
+        "failed": sum(1 for r in rows if r["status"] != "succeeded"),
+        "with_breach": sum(1 for r in rows if r["breaches"]),
+        "shown_with_breach": sum(1 for r in rows if r["breaches"] and r["verdict"] == "shown"),
+        "first_point_median_s": first_median,
+        "first_point_max_s": first_max,
+        "run_median_s": run_median,
+        "run_max_s": run_max,
         "load_1m_range": [min(loads), max(loads)] if loads else None,
         "reasons_not_shown": sorted({r["reason"] for r in rows if r["verdict"] != "shown"}),
     }
 
 
-def main(slugs: list[str], runs: int) -> None:
-    (ROOT / "var").mkdir(exist_ok=True)
+def _s(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def table(results: dict) -> str:
+    lines = [
+        "| demo | condition | runs | shown | not shown | inconclusive | failed | breach (shown "
+        "with one) | first point, median (max) s | run, median (max) s | load 1m before |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for slug, by_condition in results.items():
+        for condition, a in by_condition.items():
+            low, high = a["load_1m_range"] or (None, None)
+            lines.append(
+                f"| {slug} | {condition} | {a['runs']} | {a['shown']} | {a['not_shown']} | "
+                f"{a['inconclusive']} | {a['failed']} | {a['with_breach']} "
+                f"({a['shown_with_breach']}) | {_s(a['first_point_median_s'])} "
+                f"({_s(a['first_point_max_s'])}) | {_s(a['run_median_s'], 1)} "
+                f"({_s(a['run_max_s'], 1)}) | {_s(low, 1)}-{_s(high, 1)} |"
+            )
+    return "\n".join(lines)
+
+
+def main(slugs: list[str], runs: int, conditions: list[str]) -> None:
     user, _ = get_user_model().objects.get_or_create(username="bench-demos")
     DemoRun.objects.filter(user=user, status__in=DemoRun.ACTIVE).delete()
     specs = [s for s in DEMOS if (not slugs or s.slug in slugs)]
     for spec in [s for s in specs if not is_available(s)]:
         print(f"{spec.slug}: skipped (needs {', '.join(spec.needs)})", flush=True)
-    specs = [s for s in specs if is_available(s)]
+    # The node-failure demo kills a node (the cluster brings it back): it goes last.
+    specs = sorted(
+        (s for s in specs if is_available(s)), key=lambda s: s.slug == "cluster-node-failure"
+    )
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_start = os.getloadavg()
-    worker = start_worker()
-    rows: dict[str, list[dict]] = {spec.slug: [] for spec in specs}
+    worker, hog = start_worker(), None
+    rows: dict[str, dict[str, list[dict]]] = {s.slug: {c: [] for c in conditions} for s in specs}
     try:
         # Warm-up: the worker connects to Ray after its fork; one tiny run proves it is ready.
         warm = run_once(user, "tasks-vs-actors", {"n_items": 1, "work_ms": 1, "trials": 1})
         assert warm["status"] == "succeeded", warm
         for round_no in range(1, runs + 1):
-            for spec in specs:
-                row = run_once(user, spec.slug)
-                rows[spec.slug].append(row)
-                print(json.dumps({"round": round_no, **row}), flush=True)
+            for condition in conditions:
+                hog = start_hog() if condition == "hog" else None
+                try:
+                    for spec in specs:
+                        row = run_once(user, spec.slug)
+                        rows[spec.slug][condition].append(row)
+                        print(json.dumps({"round": round_no, "condition": condition, **row}),
+                              flush=True)  # fmt: skip
+                finally:
+                    stop(hog)
+                    hog = None
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
-    results = {
-        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        stop(hog)
+        stop(worker)
+    results = {slug: {c: aggregate(r) for c, r in by.items()} for slug, by in rows.items()}
+    out = {
+        "when": started,
+        "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "cpus": os.cpu_count(),
         "load_avg_start": [round(x, 2) for x in load_start],
         "load_avg_end": [round(x, 2) for x in os.getloadavg()],
-        "demos": {slug: aggregate(r) for slug, r in rows.items()},
+        "conditions": {
+            "idle": "the machine as it was",
+            "hog": "plus one process spinning on CPU 0 at normal priority",
+        },  # fmt: skip
+        "demos": results,
         "runs": rows,
     }
-    for slug, agg in results["demos"].items():
-        print(f"{slug:22} first point {agg['first_point_median_s']} s (max "
-              f"{agg['first_point_max_s']}), run {agg['run_median_s']} s (max {agg['run_max_s']}),"
-              f" shown {agg['shown']}/{agg['runs']} {agg['verdicts']}", flush=True)  # fmt: skip
-    out = ROOT / "bench" / "demos_results.json"
-    if slugs and out.exists():  # a partial run updates its demos, keeps the others' figures
-        previous = json.loads(out.read_text())
-        if isinstance(previous.get("demos"), dict):
-            for key in ("demos", "runs"):
-                kept = {k: v for k, v in previous.get(key, {}).items() if k not in rows}
-                results[key] = {**kept, **results[key]}
-            results["earlier"] = previous.get("earlier", []) + [
-                {k: previous.get(k) for k in ("when", "load_avg_start", "load_avg_end")}
-            ]
-    out.write_text(json.dumps(results, indent=2) + "\n")
+    (ROOT / "bench" / "demos_results.json").write_text(json.dumps(out, indent=1) + "\n")
+    print(f"\n{started} to {out['finished']}, {out['cpus']} CPUs, load average at the start "
+          f"{out['load_avg_start']}, at the end {out['load_avg_end']}\n")  # fmt: skip
+    print(table(results), flush=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*", help="demos to run (default: all)")
-    parser.add_argument("--runs", type=int, default=10, help="runs of each demo (default 10)")
+    parser.add_argument("--runs", type=int, default=10, help="runs per demo and condition")
+    parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS))
     args = parser.parse_args()
-    main(args.slugs, args.runs)
+    main(args.slugs, args.runs, args.conditions)

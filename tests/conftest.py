@@ -50,7 +50,22 @@ def uses_services(item: pytest.Item) -> bool:
     return item.nodeid.startswith(READS_SERVICE_ENV)
 
 
+# `make test` runs the suite on two xdist workers, then these on their own (`-m serial`): tests
+# that measure time or speed-ups (Ray demos, the sandbox's wall clock), start Ray or a cluster,
+# kill or restart workers and databases, or start `make run` and gunicorn. Sharing the two cores
+# with another test would make their timings lie, or their restarts cut the other test off.
+SERIAL_PATHS = (
+    "tests/demos/", "tests/cluster/", "tests/failure/", "tests/deploy/",
+    "tests/e2e/test_demo_worker.py", "tests/exercises/test_attacks.py",
+    "tests/hardening/test_import_reaper.py",
+)  # fmt: skip
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SERIAL_PATHS) or item.get_closest_marker("ray"):
+            item.add_marker(pytest.mark.serial)
     if not SERVICES_PASS:
         return
     kept, left_out = [], []

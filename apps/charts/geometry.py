@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 HEAT_LEVELS = 4  # the darkest level; 0 is "nothing"
@@ -67,6 +67,20 @@ def nice_ticks(low: float, high: float, count: int = 5, *, integer: bool = False
     return ticks
 
 
+def log_ticks(low: float, high: float) -> list[float]:
+    """Ticks for a logarithmic axis from at or below `low` to at or above `high` (both > 0):
+    1, 2 and 5 times each power of ten over a narrow range, the powers alone over a wide one."""
+    first, last = math.floor(math.log10(low) + 1e-9), math.ceil(math.log10(high) - 1e-9)
+    last = max(last, first + 1)
+    steps = (1, 2, 5) if last - first <= 2 else (1,)
+    ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+    below = [t for t in ticks if t <= low * (1 + 1e-9)]
+    above = [t for t in ticks if t >= high * (1 - 1e-9)]
+    start, end = ticks.index(below[-1]), ticks.index(above[0])
+    end = max(end, start + 1)
+    return [float(f"{t:.12g}") for t in ticks[start : end + 1]]
+
+
 def tick_label(value: float) -> str:
     """A tick's number, short: 0, 0.25, 12.5, 40k, 5e-03."""
     if value == 0:
@@ -92,12 +106,50 @@ def is_number(value) -> bool:
 @dataclass(frozen=True)
 class Line:
     """One series to draw: its (x, y) points in the order measured (a redone step shows as a
-    step back), its colour (series-0 .. series-5) and whether it is dashed."""
+    step back), its colour (series-0 .. series-5) and whether it is dashed. Optionally a title
+    per point (its tooltip), hollow dots, or dots alone (joined=False)."""
 
     label: str
     points: Sequence[tuple[float, float]]
     color: int = 0
     dashed: bool = False
+    titles: Sequence[str] = ()
+    hollow: bool = False
+    joined: bool = True
+
+
+@dataclass(frozen=True)
+class Band:
+    """The spread of a series: its lowest and highest value at each x, shaded between."""
+
+    label: str
+    lows: Sequence[tuple[float, float]]
+    highs: Sequence[tuple[float, float]]
+    color: int = 0
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A horizontal line at a value (a threshold, a median), from x_from to x_to (the plot's
+    width when None), in a series' colour or the axes' (color None)."""
+
+    label: str
+    y: float
+    color: int | None = None
+    x_from: float | None = None
+    x_to: float | None = None
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A vertical bracket at x between two values, with a short text beside it: the
+    comparison a claim makes between two lines."""
+
+    label: str
+    x: float
+    y1: float
+    y2: float
+    text: str
 
 
 @dataclass(frozen=True)
@@ -107,13 +159,35 @@ class Tick:
 
 
 @dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class Path:
     label: str
     css: str  # "series series-N"
     dashed: bool
     points: str  # SVG polyline points, "x,y x,y ..."
     markers: list[tuple[float, float]]  # a dot per point when there are few
+    dots: list[Dot] = field(default_factory=list)  # the markers, each with its title
+    joined: bool = True
+    hollow: bool = False
     last: tuple[float, float, str, str] | None = None  # x, y, text, anchor of the last value
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A band, rule or bracket placed in pixels: an SVG polygon's or polyline's points."""
+
+    label: str
+    css: str
+    points: str
+    text: str = ""
+    text_x: float = 0.0
+    text_y: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -130,6 +204,9 @@ class LineChart:
     x_label: str
     y_label: str
     paths: list[Path]
+    bands: list[Shape] = field(default_factory=list)
+    rules: list[Shape] = field(default_factory=list)
+    brackets: list[Shape] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -141,6 +218,7 @@ class LineChart:
 
 
 MARKERS_UP_TO = 40  # points a line may have and still get a dot on each
+BRACKET_ROOM = 56  # pixels right of the plot for a bracket's text (phones draw it large)
 LABEL_GAP = 14  # px between two last-value labels, so they never overlap
 
 
@@ -153,25 +231,61 @@ def line_chart(
     width: int = 640,
     height: int = 340,
     margins: tuple[int, int, int, int] = (64, 16, 16, 52),  # left, right, top, bottom
+    bands: Sequence[Band] = (),
+    rules: Sequence[Rule] = (),
+    brackets: Sequence[Bracket] = (),
+    y_log: bool = False,
 ) -> LineChart:
-    """Lines on shared axes whose ticks enclose every point; the y axis always shows 0."""
+    """Lines on shared axes whose ticks enclose every point (and every band, rule and bracket);
+    the y axis always shows 0, unless it is logarithmic (y_log: values at or below 0 are left
+    out, as such an axis has no place for them)."""
+    if y_log:
+        lines = [_positive(line) for line in lines]
+        bands = [b for b in bands if all(y > 0 for _, y in (*b.lows, *b.highs))]
+        rules = [r for r in rules if r.y > 0]
+        brackets = [b for b in brackets if b.y1 > 0 and b.y2 > 0]
     xs = [x for line in lines for x, _ in line.points]
     ys = [y for line in lines for _, y in line.points]
-    x_values = nice_ticks(min(xs, default=0), max(xs, default=1), integer=is_whole(xs))
-    y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1), integer=is_whole(ys))
-    left, right = margins[0], width - margins[1]
+    whole_x, whole_y = is_whole(xs), is_whole(ys)  # the lines' own values: counts or not
+    xs += [x for band in bands for x, _ in band.lows] + [b.x for b in brackets]
+    ys += [y for band in bands for _, y in (*band.lows, *band.highs)]
+    ys += [r.y for r in rules] + [y for b in brackets for y in (b.y1, b.y2)]
+    x_values = nice_ticks(min(xs, default=0), max(xs, default=1), integer=whole_x)
+    if y_log:
+        y_values = log_ticks(min(ys, default=1), max(ys, default=10))
+    else:
+        y_values = nice_ticks(min(0.0, min(ys, default=0)), max(ys, default=1),
+                              integer=whole_y and is_whole(ys))  # fmt: skip
+    left, right = margins[0], width - margins[1] - (BRACKET_ROOM if brackets else 0)
     top, bottom = margins[2], height - margins[3]
     sx = Scale(x_values[0], x_values[-1], left, right)
-    sy = Scale(y_values[0], y_values[-1], bottom, top)
+    ty = math.log10 if y_log else float
+    sy_linear = Scale(ty(y_values[0]), ty(y_values[-1]), bottom, top)
+
+    def sy(y: float) -> float:
+        return sy_linear(ty(y))
+
+    def placed(pairs) -> list[tuple[float, float]]:
+        return [(round(sx(x), 1), round(sy(y), 1)) for x, y in pairs]
+
+    def svg(pairs) -> str:
+        return " ".join(f"{x:.1f},{y:.1f}" for x, y in pairs)
+
     paths = []
     labelled: list[float] = []  # the y of each last-value label placed, so none overlap
     for line in lines:
         if not line.points:
             continue
-        placed = [(round(sx(x), 1), round(sy(y), 1)) for x, y in line.points]
-        x, y = placed[-1]
+        spots = placed(line.points)
+        few = len(spots) <= MARKERS_UP_TO or not line.joined
+        titles = list(line.titles) + [""] * (len(spots) - len(line.titles))
+        x, y = spots[-1]
         last = None
-        if all(abs(y - other) >= LABEL_GAP for other in labelled):
+        if (
+            line.joined
+            and not line.hollow
+            and all(abs(y - other) >= LABEL_GAP for other in labelled)
+        ):
             labelled.append(y)
             # right of the point when it is not at the right edge, else left of it
             anchor = "start" if x < right - 40 else "end"
@@ -182,17 +296,50 @@ def line_chart(
                 label=line.label,
                 css=f"series series-{line.color % 6}",
                 dashed=line.dashed,
-                points=" ".join(f"{x:.1f},{y:.1f}" for x, y in placed),
-                markers=placed if len(placed) <= MARKERS_UP_TO else [],
+                points=svg(spots),
+                markers=spots if few else [],
+                dots=[Dot(x, y, t) for (x, y), t in zip(spots, titles, strict=True)] if few else [],
+                joined=line.joined,
+                hollow=line.hollow,
                 last=last,
             )
         )
+    shaded = []
+    for band in bands:
+        if not band.lows:
+            continue
+        lows, highs = placed(band.lows), placed(list(reversed(band.highs)))
+        if len(lows) == 1:  # one x: a narrow bar from the lowest trial to the highest
+            (x, low), (_, high) = lows[0], highs[0]
+            lows, highs = [(x - 4, low), (x + 4, low)], [(x + 4, high), (x - 4, high)]
+        shaded.append(Shape(band.label, f"band series-{band.color % 6}", svg(lows + highs)))
+    ruled = []
+    for rule in rules:
+        x_from = left if rule.x_from is None else round(sx(rule.x_from), 1)
+        x_to = right if rule.x_to is None else round(sx(rule.x_to), 1)
+        y = round(sy(rule.y), 1)
+        css = "rule" if rule.color is None else f"rule series series-{rule.color % 6}"
+        ruled.append(Shape(rule.label, css, svg([(x_from, y), (x_to, y)])))
+    bracketed = []
+    for b in brackets:
+        x, y1, y2 = round(sx(b.x), 1), round(sy(b.y1), 1), round(sy(b.y2), 1)
+        corners = [(x - 5, y1), (x, y1), (x, y2), (x - 5, y2)]
+        bracketed.append(Shape(b.label, "bracket", svg(corners), b.text, x + 4, (y1 + y2) / 2 + 4))
     return LineChart(
         title=title, width=width, height=height, left=left, right=right, top=top, bottom=bottom,
         x_ticks=[Tick(round(sx(t), 1), tick_label(t)) for t in x_values],
         y_ticks=[Tick(round(sy(t), 1), tick_label(t)) for t in y_values],
-        x_label=x_label, y_label=y_label, paths=paths,
+        x_label=x_label, y_label=f"{y_label}{', log scale' if y_log else ''}", paths=paths,
+        bands=shaded, rules=ruled, brackets=bracketed,
     )  # fmt: skip
+
+
+def _positive(line: Line) -> Line:
+    """The line's points with a value above 0 (and their titles), for a logarithmic axis."""
+    titles = list(line.titles) + [""] * (len(line.points) - len(line.titles))
+    kept = [(p, t) for p, t in zip(line.points, titles, strict=True) if p[1] > 0]
+    return Line(line.label, [p for p, _ in kept], line.color, line.dashed,
+                [t for _, t in kept], line.hollow, line.joined)  # fmt: skip
 
 
 # Calendar heatmap -------------------------------------------------------------------------------

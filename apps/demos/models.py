@@ -3,6 +3,7 @@ from django.db import models
 from django.urls import reverse
 
 from apps.demos.ray_demos import DemoSpec, get_demo
+from apps.demos.ray_demos.claims import YES_NO, number, quantity
 
 
 class DemoRun(models.Model):
@@ -11,7 +12,7 @@ class DemoRun(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
-        SUCCEEDED = "succeeded"
+        SUCCEEDED = "succeeded", "Finished"  # it ran to a verdict (which may be inconclusive)
         FAILED = "failed"
         CANCELLED = "cancelled"
 
@@ -35,6 +36,9 @@ class DemoRun(models.Model):
     worker = models.CharField(max_length=200, blank=True, help_text="host:pid that ran it.")
     cluster_nodes = models.PositiveIntegerField(null=True, blank=True)
     cluster_cpus = models.FloatField(null=True, blank=True)
+    waiting = models.CharField(
+        max_length=200, blank=True, help_text="What the running demo waits for, if anything."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -79,29 +83,106 @@ class DemoRun(models.Model):
         return round(100 * (1.0 if self.status == self.Status.SUCCEEDED else self.progress))
 
     @property
-    def summary_rows(self) -> list[tuple[str, object]]:
-        """The summary as (name, value) pairs for tables (templates cannot call dict.items
-        when a summary happens to have a key named "items")."""
-        shown_apart = {"effect", "claim", "figures", "conditions"}  # drawn as the verdict
-        return [(k, v) for k, v in (self.summary or {}).items() if k not in shown_apart]
+    def details(self) -> list[tuple[str, str]]:
+        """The demo's own details beside its figures, each as (name, value in words): never a
+        raw dict or list on the page."""
+        shown_apart = {"effect", "claim", "figures", "conditions", "stopped", "retried"}
+        return [
+            (key.replace("_", " "), _in_words(value))
+            for key, value in (self.summary or {}).items()
+            if key not in shown_apart
+        ]
 
     @property
     def claim(self) -> dict | None:
-        """The claim with this run's verdict and reason (runs from before verdicts: None)."""
+        """The claim with this run's verdict, reason and parts (runs from before verdicts:
+        None)."""
         claim = (self.summary or {}).get("claim")
         return claim if isinstance(claim, dict) else None
 
     @property
+    def verdict_label(self) -> str:
+        verdict = (self.claim or {}).get("verdict")
+        return {"shown": "Shown", "not_shown": "Not shown", "inconclusive": "Inconclusive"}.get(
+            verdict, ""
+        )
+
+    @property
+    def result_text(self) -> str:
+        """One line for tables of runs: the verdict's reason, else the effect, else the error."""
+        claim = self.claim
+        if claim and claim.get("reason"):
+            return claim["reason"]
+        return (self.summary or {}).get("effect") or self.error
+
+    @property
+    def conditions_text(self) -> str:
+        """The machine during the run, in a sentence."""
+        c = (self.summary or {}).get("conditions")
+        if not isinstance(c, dict):
+            return ""
+        text = (
+            f"1-minute load average before the run: {number(c.get('load_1m', 0))} on "
+            f"{c.get('machine_cpus')} CPUs{' (busy)' if c.get('busy') else ''}; Ray had "
+            f"{number(c.get('ray_cpus', 0))} CPUs"
+        )
+        free = c.get("ray_cpus_free")
+        if free is not None and free < c.get("ray_cpus", 0):
+            text += f", {number(free)} of them free when it started"
+        if c.get("cold"):
+            text += "; the first demo this worker process ran (cold)"
+        return text + "."
+
+    @property
     def figure_rows(self) -> list[dict]:
-        """The measured figures, each with its label, unit, min/median/max and trial count."""
+        """The measured figures, each trial and the median and range, in words with units;
+        then each ratio of two medians the claim checks."""
         figures = (self.summary or {}).get("figures")
         if not isinstance(figures, dict):
             return []
-        return [
-            {"key": key, "n": len(f.get("trials") or []), **f}
-            for key, f in figures.items()
-            if isinstance(f, dict)
-        ]
+        claim = self.claim or {}
+        needs = {}
+        spec = self.spec
+        for check in spec.claim.checks if spec else ():
+            key = f"{check.figure}/{check.over}" if check.over else check.figure
+            unit = "x" if check.over else (figures.get(check.figure) or {}).get("unit", "")
+            needs[key] = check.needs(unit)
+        rows = []
+        for key, f in figures.items():
+            if not isinstance(f, dict):
+                continue
+            unit, trials = f.get("unit", ""), f.get("trials") or []
+            if unit == YES_NO:
+                yes = sum(1 for v in trials if v >= 0.5)
+                rows.append({"key": key, "label": f.get("label") or key, "n": len(trials),
+                             "trials": ", ".join(quantity(v, unit) for v in trials),
+                             "median": f"yes in {yes} of {len(trials)}" if trials else "",
+                             "range": "", "needs": needs.get(key, "")})  # fmt: skip
+                continue
+            rows.append({
+                "key": key,
+                "label": f.get("label") or key,
+                "n": len(trials),
+                "trials": ", ".join(quantity(v, unit) for v in trials),
+                "median": quantity(f.get("median"), unit) if trials else "",
+                "range": (f"{quantity(f.get('min'), unit)} to {quantity(f.get('max'), unit)}"
+                          if len(trials) > 1 else ""),
+                "needs": needs.get(key, ""),
+            })  # fmt: skip
+        for part in claim.get("parts") or []:
+            if part.get("over") and part.get("value") is not None:
+                a, b = figures.get(part["figure"], {}), figures.get(part["over"], {})
+                rows.append({
+                    "key": f"{part['figure']}/{part['over']}",
+                    "label": f"{a.get('label', part['figure'])} / {b.get('label', part['over'])}"
+                             ", ratio of the medians",
+                    "n": len(a.get("trials") or []),
+                    "trials": "",
+                    "median": quantity(part["value"], "x"),
+                    "range": "",
+                    "needs": needs.get(f"{part['figure']}/{part['over']}", ""),
+                })  # fmt: skip
+        return rows
 
     @property
     def param_rows(self) -> list[tuple[str, object]]:
@@ -144,3 +225,16 @@ class DemoCardLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.demo} -> {self.card_id}"
+
+
+def _in_words(value) -> str:
+    """A detail of a summary as a person reads it: lists and mappings spelled out."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return number(value)
+    if isinstance(value, list | tuple):
+        return ", ".join(_in_words(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{str(k).replace('_', ' ')}: {_in_words(v)}" for k, v in value.items())
+    return str(value)

@@ -87,6 +87,36 @@ def connect(*, retry_for_s: float = 30.0) -> None:
     log.info("connected to Ray at %s in %.2f s", address or "a local Ray", time.monotonic() - start)
 
 
+def lost_connection(exc: BaseException) -> bool:
+    """Did this error come from losing the connection to the cluster (a GCS or Ray Client
+    connection dropped or timed out under load), rather than from the demo itself?"""
+    import grpc
+    import ray
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        text = str(exc).lower()
+        if isinstance(exc, ConnectionError | ray.exceptions.RpcError):
+            return True
+        if isinstance(exc, ray.exceptions.RaySystemError) and "connect" in text:
+            return True
+        if isinstance(exc, grpc.RpcError):  # Ray Client's channel to the cluster failed
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def what_was_lost(exc: BaseException) -> str:
+    """A lost connection in a few words: gRPC's status and details rather than its repr."""
+    import grpc
+
+    if isinstance(exc, grpc.RpcError) and hasattr(exc, "code"):
+        return f"gRPC {exc.code().name}: {exc.details()}"[:300]
+    text = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def cluster_size() -> tuple[int, float]:
     import ray
 

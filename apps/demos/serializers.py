@@ -10,10 +10,27 @@ _CHECK = {
     "type": "object",
     "properties": {
         "figure": {"type": "string", "description": "key in figures"},
+        "over": {
+            "type": "string",
+            "description": "another figure: the check is on the ratio "
+            "median(figure) / median(over); empty for a check on one figure",
+        },
         "op": {"type": "string", "enum": [">=", "<="]},
         "threshold": {"type": "number"},
+        "part": {"type": "string", "description": "the part of the claim it checks, in words"},
     },
 }
+_PART = {
+    "type": "object",
+    "properties": {
+        "figure": {"type": "string"},
+        "over": {"type": "string"},
+        "part": {"type": "string"},
+        "holds": {"type": "boolean"},
+        "value": _NUMBER_OR_NULL,
+        "sentence": {"type": "string", "description": "the part's outcome with its numbers"},
+    },
+}  # fmt: skip
 SUMMARY_SCHEMA = {
     "type": "object",
     "additionalProperties": True,
@@ -29,6 +46,13 @@ SUMMARY_SCHEMA = {
                 "checks": {"type": "array", "items": _CHECK},
                 "verdict": {"type": "string", "enum": list(VERDICTS)},
                 "reason": {"type": "string"},
+                "parts": {"type": "array", "items": _PART, "description": "one per check"},
+                "breaches": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "physical bounds the figures broke: the verdict is then "
+                    "inconclusive (the measurement is not trustworthy)",
+                },
             },
         },
         "figures": {
@@ -56,8 +80,12 @@ SUMMARY_SCHEMA = {
             },
         },
         "effect": {"type": "string", "description": "the measured figures in a sentence"},
+        "stopped": {"type": "string", "description": "why the run stopped before its end (its "
+                    "budget spent, the cluster too busy): the verdict is then inconclusive"},
+        "retried": {"type": "string", "description": "set when a lost connection to the cluster "
+                    "was retried once"},
     },
-}
+}  # fmt: skip
 
 
 @extend_schema_field(SUMMARY_SCHEMA)
@@ -67,6 +95,10 @@ class DemoRunSummaryField(serializers.JSONField):
 
 class DemoCheckSerializer(serializers.Serializer):
     figure = serializers.CharField(help_text="key in the run's summary.figures")
+    over = serializers.CharField(
+        allow_blank=True, help_text="another figure: the check is on median(figure)/median(over)"
+    )
+    part = serializers.CharField(help_text="the part of the claim it checks, in words")
     op = serializers.ChoiceField(choices=[">=", "<="])
     threshold = serializers.FloatField(help_text="the figure's median must meet it")
 

@@ -58,7 +58,12 @@ def demo_run_execute_task(self, run_id: int) -> str | None:
 
     try:
         return worker.demo_run_execute(
-            run_id=run_id, connect=ray_runtime.connect, cluster_size=ray_runtime.cluster_size
+            run_id=run_id,
+            connect=ray_runtime.connect,
+            cluster_size=ray_runtime.cluster_size,
+            lost_connection=ray_runtime.lost_connection,
+            disconnect=ray_runtime.disconnect,
+            what_was_lost=ray_runtime.what_was_lost,
         )
     except worker.DATABASE_ERRORS as exc:
         # The database stayed away past the run's grace: send the task again for later rather

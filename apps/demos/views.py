@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from apps.demos import selectors, services
-from apps.demos.chart import demo_chart, lines_from_points
+from apps.demos.chart import demo_chart
 from apps.demos.models import DemoRun
 from apps.demos.ray_demos import DEMOS, get_demo, missing_extras
 
@@ -80,20 +80,29 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         seen = request.GET.get("seq", "")
         # The status counts too: queued -> running comes before the first point (seconds for
-        # RLlib or PBT), and the page must stop saying it waits for the worker.
+        # RLlib or PBT), and the page must stop saying it waits for the worker; so does what
+        # the run waits for (free CPUs, its actors).
         seen_status = request.GET.get("status", demo_run.status)
         if (
             not demo_run.is_finished
             and seen == str(demo_run.last_seq)
             and seen_status == demo_run.status
+            and request.GET.get("waiting", "") == demo_run.waiting
         ):
             return HttpResponse(status=204)  # nothing new: htmx keeps the current fragment
     spec = demo_run.spec
     points = selectors.run_points(demo_run)
+    figures = (demo_run.summary or {}).get("figures")
     chart = demo_chart(
-        spec.chart, lines_from_points(spec.chart, points), title=f"{spec.title}: run {pk}"
+        spec, [{"points": points, "figures": figures}], title=f"{spec.title}: run {pk}"
     )
-    context = {"run": demo_run, "spec": spec, "chart": chart, "legend": _legend(spec.chart)}
+    context = {
+        "run": demo_run,
+        "spec": spec,
+        "chart": chart,
+        "legend": _legend(spec.chart),
+        "key": chart_key(chart),
+    }
     if request.htmx:
         response = render(request, "demos/run.html#live", context)
         if demo_run.is_finished:
@@ -107,6 +116,22 @@ def _legend(chart, prefix: str = "", dashed: bool = False):
         {"label": f"{prefix}{s.label}", "css": f"series-{i % 6}", "dashed": dashed}
         for i, s in enumerate(chart.series)
     ]
+
+
+def chart_key(chart) -> list[str]:
+    """How to read what this chart draws besides its lines, in words."""
+    key = []
+    if any(p.hollow for p in chart.paths):
+        key.append("a hollow dot is a warm-up, measured but not counted")
+    if chart.bands:
+        key.append("a shaded band spans the trials at one x, the line joins their medians")
+    if any("series" in r.css for r in chart.rules):
+        key.append("a thin line in a series' colour is its median over the trials")
+    if any("series" not in r.css for r in chart.rules):
+        key.append("grey dashes are what the claim needs")
+    if chart.brackets:
+        key.append("a bracket is the ratio of two medians the claim compares")
+    return key
 
 
 @login_required
@@ -133,15 +158,23 @@ def compare(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Only runs of the same demo can share a chart.")
         return redirect("demos:runs")
     spec = a.spec
-    lines = lines_from_points(spec.chart, selectors.run_points(a), prefix=f"run {a.pk}: ")
-    lines += lines_from_points(
-        spec.chart, selectors.run_points(b), prefix=f"run {b.pk}: ", dashed=True
-    )
     # The second run keeps the first run's colour for each series, dashed.
-    chart = demo_chart(spec.chart, lines, title=f"{spec.title}: runs {a.pk}, {b.pk}")
+    runs = [
+        {"points": selectors.run_points(run), "prefix": f"run {run.pk}: ", "dashed": dashed}
+        for run, dashed in ((a, False), (b, True))
+    ]
+    chart = demo_chart(spec, runs, title=f"{spec.title}: runs {a.pk}, {b.pk}")
     legend = _legend(spec.chart, f"run {a.pk}: ") + _legend(spec.chart, f"run {b.pk}: ", True)
     return render(
         request,
         "demos/compare.html",
-        {"spec": spec, "a": a, "b": b, "chart": chart, "legend": legend},
+        {
+            "spec": spec,
+            "a": a,
+            "b": b,
+            "runs_side": [a, b],
+            "chart": chart,
+            "legend": legend,
+            "key": chart_key(chart),
+        },  # fmt: skip
     )

@@ -78,6 +78,24 @@ class _Recorder:
         self.seq, self.buffer, self.last_flush = run.last_seq, [], 0.0
         self.cancelled_flag, self.last_cancel_check = False, 0.0
         self.database_away_since: float | None = None
+        self.waiting_for = ""
+
+    def waiting(self, what: str | None) -> None:
+        """Show on the run's page what the demo waits for (free CPUs, its actors); None: nothing.
+        Written only when it changes: a wait polls every 0.1 s."""
+        what = (what or "")[:200]
+        if what == self.waiting_for:
+            return
+        self.waiting_for = what
+        try:
+            DemoRun.objects.filter(pk=self.run_id).update(waiting=what)
+        except DATABASE_ERRORS:
+            connection.close()  # the page shows it a moment later, or not: the wait goes on
+
+    def start_over(self) -> None:
+        """Forget the points of an attempt that lost its cluster: the retry draws its own."""
+        self.buffer = []
+        with_database(lambda: DemoPoint.objects.filter(run_id=self.run_id).delete())
 
     def __call__(self, point: dict) -> None:
         self.seq += 1
@@ -195,16 +213,22 @@ def _finish(run_id: int, status: str, **fields) -> None:
     finished_at = timezone.now()
     with_database(
         lambda: DemoRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
-            status=status, finished_at=finished_at, **fields
+            status=status, finished_at=finished_at, waiting="", **fields
         )
     )
 
 
-def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | None:
-    """Claim the run, run the demo on Ray, store its points and always end the run.
+def demo_run_execute(
+    *, run_id: int, connect=None, cluster_size=None, lost_connection=None, disconnect=None,
+    what_was_lost=None,
+) -> str | None:  # fmt: skip
+    """Claim the run, run the demo on Ray, store its points and always end the run. A run
+    whose connection to the cluster was lost is started again once, on a new connection.
 
-    Returns the final status, or None when the run was not ours to execute. `connect` and
-    `cluster_size` come from apps.demos.ray_runtime (passed in to keep Ray out of imports).
+    Returns the final status, or None when the run was not ours to execute. `connect`,
+    `cluster_size`, `lost_connection`, `disconnect` and `what_was_lost` come from
+    apps.demos.ray_runtime
+    (passed in to keep Ray out of imports).
     """
     from celery.exceptions import SoftTimeLimitExceeded
 
@@ -217,14 +241,35 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
     recorder = _Recorder(run)
     heartbeat = _Heartbeat(run_id, settings.DEMOS_HEARTBEAT_S)
     heartbeat.start()
+    deadline = Deadline(
+        run.spec.time_limit_s, cancelled=recorder.cancelled, waiting=recorder.waiting
+    )
+    retried = ""
     try:
-        if connect is not None:
-            connect()
-        if cluster_size is not None:
-            nodes, cpus = cluster_size()
-            DemoRun.objects.filter(pk=run_id).update(cluster_nodes=nodes, cluster_cpus=cpus)
-        deadline = Deadline(run.spec.time_limit_s, cancelled=recorder.cancelled)
-        summary = run_demo(run.demo, run.params, recorder, deadline=deadline)
+        while True:
+            try:
+                if connect is not None:
+                    connect()
+                if cluster_size is not None:
+                    nodes, cpus = cluster_size()
+                    DemoRun.objects.filter(pk=run_id).update(cluster_nodes=nodes, cluster_cpus=cpus)
+                summary = run_demo(run.demo, run.params, recorder, deadline=deadline)
+                break
+            except Exception as exc:
+                if retried or lost_connection is None or not lost_connection(exc):
+                    raise
+                lost = what_was_lost(exc) if what_was_lost else _readable(exc, prefix="")
+                retried = (
+                    f"the connection to the Ray cluster was lost ({lost}) and the run started "
+                    "again on a new connection"
+                )
+                log.warning("demo run %s lost its Ray connection; trying once more", run_id,
+                            exc_info=True)  # fmt: skip
+                recorder.start_over()
+                if disconnect is not None:
+                    disconnect()
+        if retried:
+            summary["retried"] = retried
         recorder.flush(final=True)
         _finish(run_id, Status.SUCCEEDED, summary=json_safe(summary), progress=1.0)
         return Status.SUCCEEDED
@@ -239,7 +284,8 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
     except SoftTimeLimitExceeded:
         return _soft_limit(run, recorder)
     except (ParamError, DemoUnavailable) as exc:
-        _finish(run_id, Status.FAILED, error=str(exc))
+        error = f"{exc} (after one retry: {retried})" if retried else str(exc)
+        _finish(run_id, Status.FAILED, error=error)
         return Status.FAILED
     except Exception as exc:
         if _caused_by(exc, SoftTimeLimitExceeded):
@@ -251,7 +297,10 @@ def demo_run_execute(*, run_id: int, connect=None, cluster_size=None) -> str | N
             recorder.flush(final=True)
         except Exception:
             log.exception("could not store the last points of demo run %s", run_id)
-        _finish(run_id, Status.FAILED, error=_readable(exc))
+        error = _readable(exc)
+        if retried:
+            error = f"{error} (after one retry: {retried})"
+        _finish(run_id, Status.FAILED, error=error)
         return Status.FAILED
     finally:
         heartbeat.stop()
@@ -275,10 +324,10 @@ def _soft_limit(run: DemoRun, recorder: _Recorder) -> str:
     return Status.FAILED
 
 
-def _readable(exc: Exception) -> str:
+def _readable(exc: Exception, *, prefix: str = "The demo failed: ") -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     name = type(exc).__name__
-    return f"The demo failed: {name}: {text[:400]}" if text else f"The demo failed: {name}."
+    return f"{prefix}{name}: {text[:400]}" if text else f"{prefix}{name}."
 
 
 @reaper

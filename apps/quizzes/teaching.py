@@ -4,7 +4,8 @@ The content lint (apps.quizzes.lint) finds tells and broken rules; this module m
 well the deck teaches, as `manage.py content_report` prints it beside each target:
 
 - cards whose answer holds more than one fact: a basic or reverse answer (code blocks and the
-  "why" aside) with more than one sentence, a list, or clauses joined by a semicolon; a cloze
+  "why" aside) with more than one sentence, a list, or clauses joined by a semicolon (a short
+  caption before a code block and a bare "Yes."/"No." verdict are no facts of their own); a cloze
   card whose deletion is itself a list ("a, b and c");
 - cloze cards whose answer the card itself gives away: the deletion appears in the text the
   card shows (another deletion, a hint, the rest of the sentence), it is an acronym spelled
@@ -83,9 +84,17 @@ def sentences(text: str) -> int:
     return max(1, len(parts))
 
 
+# What is no fact of its own: a few words ending in a colon right before a code block ("In
+# RLlib:") introduce the example, and a bare "Yes." or "No." opening an answer is the verdict the
+# next sentence states (counted, "No. Small results travel inline." would be two facts).
+_CAPTION = re.compile(r"(?:(?<=[.!?])\s+|^)(?:[^\s.!?:]+ ){0,3}[^\s.!?:]+:\s*(?=```)", re.MULTILINE)
+_VERDICT = re.compile(r"^\s*(?:Yes|No)[.!]\s+(?=\S)", re.IGNORECASE)
+
+
 def answer_facts(back: str) -> int:
-    """How many facts an answer appears to hold: sentences, list items and semicolon clauses."""
-    prose = _prose(back)
+    """How many facts an answer appears to hold: sentences, list items and semicolon clauses,
+    leaving out a code block's caption and a bare yes/no verdict."""
+    prose = _prose(_VERDICT.sub("", _CAPTION.sub(" ", back or "")))
     items = len(_LIST_ITEM.findall(prose))
     if items >= 2:
         return items

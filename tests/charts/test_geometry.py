@@ -16,6 +16,7 @@ from apps.charts.geometry import (
     bar_chart,
     heat_level,
     line_chart,
+    log_ticks,
     nice_ticks,
     paired_bar_chart,
     text_width,
@@ -173,3 +174,20 @@ def test_a_line_of_counts_gets_whole_ticks_and_its_last_value_labelled():
     assert [t.label for t in chart.x_ticks] == ["1", "2", "3"]  # no 1.5 actors
     assert chart.paths[0].last[2] == "31"
     assert chart.x_label and chart.y_label
+
+
+@given(low=st.floats(1e-6, 1e6), span=st.floats(1, 1e6))
+def test_log_ticks_rise_and_enclose_the_range(low, span):
+    high = low * span
+    ticks = log_ticks(low, high)
+    assert ticks == sorted(set(ticks)) and len(ticks) >= 2
+    assert ticks[0] <= low * (1 + 1e-9) and ticks[-1] >= high * (1 - 1e-9)
+    assert len(ticks) <= 14
+
+
+def test_a_log_chart_leaves_out_what_it_cannot_place_and_says_log_scale():
+    chart = line_chart([Line("a", [(1, 0), (2, 3), (3, 30)])], title="t", x_label="x",
+                       y_label="y", y_log=True)  # fmt: skip
+    assert chart.y_label == "y, log scale" and len(chart.paths[0].points.split()) == 2
+    plain = line_chart([Line("a", [(1, 0), (2, 3)])], title="t", x_label="x", y_label="y")
+    assert plain.y_label == "y" and not plain.bands and not plain.rules and not plain.brackets

@@ -10,36 +10,43 @@ from django.urls import reverse
 
 from apps.demos.models import DemoPoint, DemoRun
 from apps.demos.ray_demos import DEMOS, get_demo
-from apps.demos.ray_demos.claims import Conditions, Figures, conclude
+from apps.demos.ray_demos.claims import YES_NO, Conditions, Figures, conclude
 
 pytestmark = pytest.mark.django_db
 Status = DemoRun.Status
 
 
-def tasks_summary(speedups=(1.8, 1.9, 2.0), load=0.3) -> dict:
-    """A summary as the tasks-vs-actors demo returns it (the pure core's own conclude)."""
-    figures = Figures()
-    figures.define("tasks_speedup", "parallel tasks: speed-up over one at a time", "x")
-    figures.define("actor_counter_exact", "the actor counted exactly 2 calls", "yes=1")
-    for value in speedups:
-        figures.add("tasks_speedup", value)
+SERIAL = (0.41, 0.42, 0.4)
+
+
+def tasks_summary(tasks=(0.21, 0.22, 0.2), load=0.3, points=None) -> dict:
+    """A summary as the tasks-vs-actors demo returns it (the pure core's own conclude); the
+    points it reports go to `points`."""
+    figures = Figures((points if points is not None else []).append)
+    figures.define("serial_s", "2 items one task at a time", "s", series="serial")
+    figures.define("tasks_s", "2 items as parallel tasks", "s", series="tasks")
+    figures.define("actor_counter_exact", "the actor counted exactly 2 calls", YES_NO)
+    for trial, (serial, parallel) in enumerate(zip(SERIAL, tasks, strict=True), 1):
+        figures.add("tasks_s", parallel, x=trial)
+        figures.add("serial_s", serial, x=trial)
         figures.add("actor_counter_exact", 1)
     conditions = Conditions(load_1m=load, machine_cpus=2, ray_cpus=2, cold=False)
-    summary = {"figures": figures, "tasks_speedup": 1.9,
-               "effect": "tasks finished 2 items 1.9x faster"}  # fmt: skip
+    summary = {"figures": figures, "items": 2, "effect": "tasks finished 2 items 1.9x faster"}
     spec = get_demo("tasks-vs-actors")
     return conclude(spec.claim, summary, {"n_items": 2, "work_ms": 100}, conditions)
 
 
-def finished_run(user, demo="tasks-vs-actors", summary=None, **fields) -> DemoRun:
+def finished_run(user, demo="tasks-vs-actors", summary=None, tasks=None, load=0.3,
+                 **fields) -> DemoRun:  # fmt: skip
+    points = []
+    if summary is None:
+        summary = tasks_summary(points=points, load=load, **({"tasks": tasks} if tasks else {}))
     run = DemoRun.objects.create(
-        user=user, demo=demo, params={"n_items": 2, "work_ms": 1}, status=Status.SUCCEEDED,
-        summary=summary or tasks_summary(), last_seq=4, **fields,
+        user=user, demo=demo, params={"n_items": 2, "work_ms": 100}, status=Status.SUCCEEDED,
+        summary=summary, last_seq=len(points), **fields,
     )  # fmt: skip
-    for seq, (series, x, y) in enumerate(
-        [("serial", 1, 0.1), ("serial", 2, 0.2), ("tasks", 1, 0.1), ("tasks", 2, 0.11)], 1
-    ):
-        DemoPoint.objects.create(run=run, seq=seq, data={"series": series, "x": x, "y": y})
+    for seq, data in enumerate(points, 1):
+        DemoPoint.objects.create(run=run, seq=seq, data=data)
     return run
 
 
@@ -88,7 +95,7 @@ def test_too_many_active_runs_get_429_with_a_sentence(client, alice, settings):
 def test_polling_stops_when_the_run_is_over(client, alice, django_assert_num_queries):
     run = finished_run(alice)
     client.force_login(alice)
-    response = client.get(run.get_absolute_url(), {"seq": 4}, HTTP_HX_REQUEST="true")
+    response = client.get(run.get_absolute_url(), {"seq": 6}, HTTP_HX_REQUEST="true")
     assert response.status_code == 286  # htmx stops polling
     page = response.content.decode()
     assert "hx-trigger" not in page and "<svg" in page and "trial" in page
@@ -122,27 +129,51 @@ def test_the_page_shows_the_run_started_before_its_first_point(client, alice):
     assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204
 
 
-def test_a_finished_run_shows_its_claim_figures_with_spread_and_verdict(client, alice):
+def test_a_finished_run_shows_its_claim_part_by_part_with_the_tables_numbers(client, alice):
     client.force_login(alice)
     page = client.get(finished_run(alice).get_absolute_url()).content.decode()
-    assert "Claim:</strong> Parallel tasks finished the items at least 1.5x faster" in page
+    assert "Claim:</strong> Parallel tasks finished the items at least 1.5x as fast" in page
     assert 'data-verdict="shown"' in page and ">Shown</span> in this run:" in page
-    assert "median 1.9 &gt;= 1.5;" in page and "(over 3 trials)" in page
-    assert "1-minute load average before the run: 0.3 on 2 CPUs; Ray had 2 CPUs" in page
-    row = 'parallel tasks: speed-up over one at a time <span class="muted">(x)</span></th>'
-    assert row + "<td>1.8</td><td>1.9</td><td>2.0</td><td>3</td>" in page
+    assert "Every part held, over 3 trials of this run." in page
+    assert (
+        "Parallel tasks at least 1.5x as fast as one task at a time: 1.95x, from the medians of "
+        "3 trials (2 items one task at a time: 0.41 s; 2 items as parallel tasks: 0.21 s); the "
+        "claim needs at least 1.5x, so it holds." in page
+    )
+    assert "The actor&#x27;s counter was exact: yes in 3 of 3 trials" in page
+    assert "1-minute load average before the run: 0.3 on 2 CPUs; Ray had 2 CPUs." in page
+    row = '<tr data-figure="tasks_s"><th scope="row">2 items as parallel tasks</th>'
+    assert (
+        row
+        + (
+            '<td data-label="Each trial">0.21 s, 0.22 s, 0.2 s</td>'
+            '<td data-label="Median">0.21 s</td>'
+            '<td data-label="Range">0.2 s to 0.22 s</td>'
+        )
+        in page
+    )
+    # The ratio the claim checks, as a row of its own, with what the claim needs.
+    assert (
+        '<td data-label="Median">1.95x</td><td data-label="Range"></td><td data-label="Trials">'
+        '3</td><td data-label="The claim needs">at least 1.5x</td>'
+    ) in page
+    # The chart draws the same numbers: each trial, each median, the ratio and the threshold.
+    assert "<title>2 items as parallel tasks, trial 2: 0.22 s</title>" in page
+    assert "<title>2 items as parallel tasks: median of 3 trials 0.21 s</title>" in page
+    assert ">1.95x</text>" in page
+    assert "{" not in page.split('id="summary-title"')[1].split("</section>")[0]  # no raw dicts
 
 
 def test_a_run_whose_figures_miss_the_claim_says_so_and_why(client, alice):
     client.force_login(alice)
-    busy = finished_run(alice, summary=tasks_summary(speedups=(1.0, 1.1, 1.2), load=3.5))
+    busy = finished_run(alice, tasks=(0.4, 0.38, 0.36), load=3.5)
     page = client.get(busy.get_absolute_url()).content.decode()
     assert 'data-verdict="inconclusive"' in page and ">Inconclusive</span>" in page
-    assert "busy CPUs: the 1-minute load average was 3.50 on 2 CPUs (Ray had 2)" in page
-    quiet = finished_run(alice, summary=tasks_summary(speedups=(1.0, 1.1, 1.2)))
+    assert "Busy CPUs: the 1-minute load average was 3.50 on 2 CPUs (Ray had 2)" in page
+    quiet = finished_run(alice, tasks=(0.4, 0.38, 0.36))
     page = client.get(quiet.get_absolute_url()).content.decode()
     assert 'data-verdict="not_shown"' in page and ">Not shown</span>" in page
-    assert "the claim needs &gt;= 1.5" in page
+    assert "the claim needs at least 1.5x, so it does not hold." in page
 
 
 def test_a_run_stored_before_verdicts_still_shows_its_summary(client, alice):
@@ -159,12 +190,22 @@ def test_someone_elses_run_is_not_found(client, alice, bob):
     assert client.post(reverse("demos:cancel", args=[run.pk])).status_code == 404
 
 
-def test_two_runs_of_a_demo_share_one_chart(client, alice):
-    a, b = finished_run(alice), finished_run(alice)
+def test_two_runs_of_a_demo_share_one_chart_and_set_verdicts_load_and_params_side_by_side(
+    client, alice
+):
+    a = finished_run(alice)
+    b = finished_run(alice, tasks=(0.4, 0.38, 0.36), load=3.5)
+    DemoRun.objects.filter(pk=b.pk).update(params={"n_items": 2, "work_ms": 50, "trials": 3})
     client.force_login(alice)
     page = client.get(reverse("demos:compare"), {"a": a.pk, "b": b.pk}).content.decode()
     assert f"run {a.pk}: parallel tasks" in page and f"run {b.pk}: parallel tasks" in page
     assert 'stroke-dasharray="6 4"' in page
+    assert '<td data-verdict="shown">' in page and '<td data-verdict="inconclusive">' in page
+    assert "Every part held, over 3 trials of this run." in page
+    assert "Busy CPUs: the 1-minute load average was 3.50" in page
+    assert "load average before the run: 0.3 on 2 CPUs" in page
+    assert "load average before the run: 3.5 on 2 CPUs (busy)" in page
+    assert "<code>work_ms=100</code>" in page and "<code>work_ms=50</code>" in page
     assert client.get(reverse("demos:runs")).content.decode().count("#") >= 2
 
 
@@ -231,12 +272,13 @@ def test_api_refuses_bad_runs_with_400(api_client, alice, payload, message):
 def test_api_shows_own_runs_and_points_since(api_client, alice, bob):
     run = finished_run(alice)
     api_client.force_authenticate(alice)
-    body = api_client.get(f"/api/demo-runs/{run.pk}/", {"since": 2}).json()
-    assert [p["seq"] for p in body["points"]] == [3, 4]
-    assert body["status"] == "succeeded" and body["summary"]["tasks_speedup"] == 1.9
+    body = api_client.get(f"/api/demo-runs/{run.pk}/", {"since": 4}).json()
+    assert [p["seq"] for p in body["points"]] == [5, 6]
+    assert body["status"] == "succeeded" and body["summary"]["items"] == 2
     claim = body["summary"]["claim"]
     assert claim["verdict"] == "shown" and claim["text"].startswith("Parallel tasks finished")
-    assert body["summary"]["figures"]["tasks_speedup"]["median"] == 1.9
+    assert [p["holds"] for p in claim["parts"]] == [True, True] and claim["breaches"] == []
+    assert body["summary"]["figures"]["tasks_s"]["median"] == 0.21
     assert body["summary"]["conditions"]["load_1m"] == 0.3
     api_client.force_authenticate(bob)
     response = api_client.get(f"/api/demo-runs/{run.pk}/")
@@ -329,3 +371,16 @@ def test_a_run_the_broker_refuses_fails_at_once_with_503(api_client, alice, brok
     run = DemoRun.objects.get(user=alice)
     assert run.status == Status.FAILED and run.finished_at  # not queued for 15 minutes
     assert not DemoRun.objects.filter(user=alice, status__in=DemoRun.ACTIVE).exists()
+
+
+def test_a_run_waiting_for_the_cluster_says_so_and_the_poll_picks_it_up(client, alice):
+    run = DemoRun.objects.create(user=alice, demo="sampling-throughput", status=Status.RUNNING)
+    client.force_login(alice)
+    poll = {"seq": 0, "status": "running", "waiting": ""}
+    assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204
+    DemoRun.objects.filter(pk=run.pk).update(waiting="waiting for 2 free CPUs (1 of 2 free)")
+    response = client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "waiting for 2 free CPUs (1 of 2 free)…" in response.content.decode()
+    poll["waiting"] = "waiting for 2 free CPUs (1 of 2 free)"
+    assert client.get(run.get_absolute_url(), poll, HTTP_HX_REQUEST="true").status_code == 204

@@ -226,3 +226,54 @@ def test_heartbeats_go_on_after_the_database_drops_the_connection(alice):
             time.sleep(0.05)
     finally:
         heartbeat.stop()
+
+
+def lost_once(times=1):
+    """cluster_size as the worker calls it after connecting, losing the connection `times`."""
+    calls = []
+
+    def cluster_size():
+        calls.append(1)
+        if len(calls) <= times:
+            raise ConnectionError("Ray client connection lost: the server went away")
+        return ray_runtime.cluster_size()
+
+    return cluster_size
+
+
+def test_a_lost_cluster_connection_is_retried_once_and_the_run_ends(ray_cluster, alice):
+    run = queued(alice, demo="vtrace", max_lag=1, episodes=20, trials=1)
+    status = worker.demo_run_execute(
+        run_id=run.pk, cluster_size=lost_once(), lost_connection=ray_runtime.lost_connection,
+        disconnect=lambda: None, what_was_lost=ray_runtime.what_was_lost,
+    )  # fmt: skip
+    assert status == Status.SUCCEEDED
+    run.refresh_from_db()
+    assert run.summary["retried"] == (
+        "the connection to the Ray cluster was lost (ConnectionError: Ray client connection "
+        "lost: the server went away) and the run started again on a new connection"
+    )
+    assert run.summary["claim"]["verdict"] in ("shown", "not_shown", "inconclusive")
+    assert list(run.points.values_list("seq", flat=True)) == list(range(1, run.last_seq + 1))
+
+
+def test_a_connection_lost_twice_fails_the_run_saying_it_was_retried(ray_cluster, alice):
+    run = queued(alice, demo="vtrace", max_lag=1, episodes=20, trials=1)
+    status = worker.demo_run_execute(
+        run_id=run.pk, cluster_size=lost_once(times=2),
+        lost_connection=ray_runtime.lost_connection, disconnect=lambda: None,
+    )  # fmt: skip
+    assert status == Status.FAILED
+    run.refresh_from_db()
+    assert run.error.startswith("The demo failed: ConnectionError: Ray client connection lost")
+    assert "(after one retry: the connection to the Ray cluster was lost" in run.error
+
+
+def test_what_a_running_demo_waits_for_is_on_its_row_and_cleared_at_the_end(alice):
+    run = queued(alice, demo="vtrace")
+    worker.demo_run_claim(run_id=run.pk, worker="host:1")
+    recorder = worker._Recorder(DemoRun.objects.get(pk=run.pk))
+    recorder.waiting("waiting for 2 free CPUs (1 of 2 free)")
+    assert DemoRun.objects.get(pk=run.pk).waiting == "waiting for 2 free CPUs (1 of 2 free)"
+    worker._finish(run.pk, Status.SUCCEEDED, summary={})
+    assert DemoRun.objects.get(pk=run.pk).waiting == ""

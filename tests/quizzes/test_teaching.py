@@ -37,6 +37,14 @@ def cloze(slug, front):
         ("It blocks; use ray.wait instead.", 2),
         ("- one\n- two\n- three", 3),
         ("Call `ray.get(ref)` (e.g. in the driver).\n\n```python\nx = 1. y = 2.\n```", 1),
+        # A bare verdict is the answer the next sentence states, not a fact of its own.
+        ("No. Small results travel back inside the reply.", 1),
+        ("Yes. The mapping function is called once per episode.", 1),
+        ("No. It blocks. It also pins the object.", 2),
+        ("Nothing happens. It blocks.", 2),
+        # A short caption before a code block introduces the example.
+        ("Go data-parallel over N replicas. In RLlib:\n\n```python\nx = 1\n```", 1),
+        ("Go data-parallel. Then set it in the config of your Algorithm:\n```py\nx\n```", 2),
     ],
 )
 def test_an_answer_counts_its_statements_with_code_aside(back, facts):
@@ -148,6 +156,7 @@ def test_the_shipped_deck_keeps_the_figures_it_meets():
     assert figures.self_answering == []
     assert figures.long_deletions == []
     assert figures.prompt_is_front == []
+    assert figures.multi_fact_share <= 0.10, figures.multi_fact
     assert len(figures.reverse_notes) >= 3
     true_rate = figures.absolute_true[0] / figures.absolute_true[1]
     assert figures.absolute_false[0] / figures.absolute_false[1] <= true_rate

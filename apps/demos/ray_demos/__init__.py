@@ -10,6 +10,7 @@ import importlib
 import os
 
 from .base import (
+    ClusterBusy,
     Deadline,
     DeadlineExceeded,
     DemoCancelled,
@@ -22,11 +23,14 @@ from .base import (
     validate_params,
 )
 from .catalogue import DEMOS, get_demo, is_available, missing_extras
-from .claims import VERDICTS, Claim, Conditions, conclude, load_average
+from .claims import VERDICTS, Claim, Conditions, Figures, conclude, load_average
 
 
 def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> dict:
-    """Validate params, then run the demo on the Ray this process is connected to."""
+    """Validate params, then run the demo on the Ray this process is connected to.
+
+    A run the deadline or a busy cluster stopped early is not a broken demo: it ends with the
+    figures of the trials it finished and an inconclusive verdict that says why."""
     spec = get_demo(slug)
     if spec is None:
         raise ParamError({"demo": f"unknown demo {slug!r}"})
@@ -39,28 +43,40 @@ def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> 
     cleaned = validate_params(spec, params)
     module = importlib.import_module(f"{__name__}.{spec.module}")
     raytools = importlib.import_module(f"{__name__}.raytools")
-    free = raytools.wait_until_idle(min(IDLE_WAIT_S, deadline.remaining() / 4))
+    figures = Figures(report)
     load_before, cold = load_average(), not _RUNS_IN_PROCESS
     _RUNS_IN_PROCESS.append(slug)
-    summary = module.run(cleaned, report, deadline=deadline)
+    cpus = raytools.cluster_cpus()
+    free = None
+    try:
+        free = raytools.wait_for_cpus(min(spec.cpus_needed(cleaned, cpus), cpus), deadline)
+        summary = module.run(cleaned, figures, deadline=deadline)
+    except (DeadlineExceeded, ClusterBusy, *raytools.BUSY_ERRORS) as exc:
+        summary = {"figures": figures, "stopped": raytools.why_stopped(exc)}
+    finally:
+        deadline.waiting(None)
+    # Actors a run stopped (Tune's trials among them) hand their CPUs back in Ray's own time:
+    # give them a moment, so the next run does not start on a cluster this one still holds.
+    raytools.settle(SETTLE_S)
     conditions = Conditions(
         load_1m=load_before,
         machine_cpus=os.cpu_count() or 1,
-        ray_cpus=raytools.cluster_cpus(),
+        ray_cpus=cpus,
         cold=cold,
-        ray_cpus_free=free,
+        ray_cpus_free=raytools.free_cpus() if free is None else free,
     )
     return conclude(spec.claim, summary, cleaned, conditions)
 
 
-IDLE_WAIT_S = 10.0  # how long a run waits for the cluster's CPUs before it starts anyway
 _RUNS_IN_PROCESS: list[str] = []  # demos this process has run: the first one is cold
+SETTLE_S = 3.0
 
 
 __all__ = [
     "DEMOS",
     "VERDICTS",
     "Claim",
+    "ClusterBusy",
     "Deadline",
     "DeadlineExceeded",
     "DemoCancelled",

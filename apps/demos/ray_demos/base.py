@@ -35,6 +35,11 @@ class DeadlineExceeded(DemoStopped):
     pass
 
 
+class ClusterBusy(DemoStopped):
+    """The cluster did not give the run what it needs (free CPUs, actors started, an answer)
+    within a bounded wait: the run ends inconclusive with what it measured, and says why."""
+
+
 class DemoCancelled(DemoStopped):
     pass
 
@@ -163,6 +168,9 @@ class DemoSpec:
     # the demos worker last ran on, so a run that cannot fit is refused before it is queued.
     nodes_needed: Callable[[Mapping[str, Any]], int] = lambda params: 1
     nodes_param: str = ""
+    # Free CPUs the run needs before it starts, given the cluster's CPUs: by default all of
+    # them, as a timing measured beside other work measures the other work too.
+    cpus_needed: Callable[[Mapping[str, Any], float], float] = lambda params, cpus: cpus
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
@@ -215,11 +223,18 @@ class Deadline:
         *,
         cancelled: Callable[[], bool] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        waiting: Callable[[str | None], None] | None = None,
     ):
         self._clock = clock
         self.seconds = seconds
         self.at = clock() + seconds
         self._cancelled = cancelled
+        self._waiting = waiting
+
+    def waiting(self, what: str | None) -> None:
+        """Tell the run's page what the run is waiting for ("2 free CPUs"); None: nothing."""
+        if self._waiting is not None:
+            self._waiting(what)
 
     def remaining(self) -> float:
         return max(0.0, self.at - self._clock())
@@ -241,7 +256,7 @@ class Deadline:
             ) from None
 
 
-_RATE: list[float] = []  # loop iterations per second on this process's CPU, measured once
+_RATE: list[float] = []  # burn() iterations per second of this thread's CPU time, measured once
 
 
 def burn(iterations: int) -> int:
@@ -252,17 +267,29 @@ def burn(iterations: int) -> int:
     return acc
 
 
-def cpu_spin(seconds: float) -> int:
-    """Do about `seconds` of CPU work (not a sleep); stands for a forward pass or an env step.
-
-    The work is a fixed iteration count calibrated once per process (best of three short
-    runs), so when cores are shared the wall time grows, exactly as real work would.
-    """
+def _rate() -> float:
     if not _RATE:
         best = 0.0
         for _ in range(3):
-            start = time.perf_counter()
+            start = time.thread_time()
             burn(20_000)
-            best = max(best, 20_000 / max(time.perf_counter() - start, 1e-9))
+            best = max(best, 20_000 / max(time.thread_time() - start, 1e-9))
         _RATE.append(best)
-    return burn(max(1, int(seconds * _RATE[0])))
+    return _RATE[0]
+
+
+def cpu_spin(seconds: float) -> int:
+    """Burn `seconds` of this thread's CPU time (not a sleep); stands for a forward pass or an
+    env step.
+
+    The work ends when the thread's own CPU clock (time.thread_time) has advanced by `seconds`,
+    so every process burns the same CPU time per item, whatever ran beside it: when cores are
+    shared the wall time grows, exactly as real work's would. A count of loop iterations timed
+    on the wall clock instead depends on what else ran while it was timed, and a process timed
+    under load did a fraction of the work it was asked for for the rest of its life.
+    """
+    end = time.thread_time() + seconds
+    acc = 0
+    while (left := end - time.thread_time()) > 0:
+        acc += burn(max(50, int(left * _rate() / 4)))  # a quarter of what is left, then look
+    return acc

@@ -6,6 +6,7 @@ two-node cluster they are written for (deploy/ray-local-cluster.sh).
 
 from __future__ import annotations
 
+from . import bounds
 from .base import Chart, DemoSpec, Param, Series
 from .claims import Check, Claim
 
@@ -38,8 +39,18 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
         claim=Claim(
             "A read from the other node took at least 3x as long as a read on the object's own "
             "node, which mapped it from shared memory.",
-            (Check("ratio", at_least=3), Check("zero_copy", at_least=1)),
-        ),
+            (
+                Check(
+                    "other_node_ms",
+                    over="same_node_ms",
+                    at_least=3,
+                    part="a read from the "
+                    "other node at least 3x as long as one on the object's own node",
+                ),
+                Check("zero_copy", at_least=1, part="the same-node read mapped shared memory"),
+            ),
+            bounds=bounds.CLUSTER_OBJECTS,
+        ),  # fmt: skip
         expected_points=lambda p: 3 * p["trials"],
     ),
     DemoSpec(
@@ -67,12 +78,25 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
             "PACK's bundles shared one node, STRICT_SPREAD's each had a node of their own, and a "
             "group with more bundles than nodes stayed pending without reserving a CPU.",
             (
-                Check("pack_nodes", at_most=1),
-                Check("spread_distinct", at_least=1),
-                Check("oversized_pending", at_least=1),
-                Check("cpus_reserved_while_pending", at_most=0),
+                Check("pack_nodes", at_most=1, part="PACK's bundles shared one node"),
+                Check(
+                    "spread_distinct",
+                    at_least=1,
+                    part="STRICT_SPREAD's bundles each had a node of their own",
+                ),
+                Check(
+                    "oversized_pending",
+                    at_least=1,
+                    part="the group with more bundles than nodes stayed pending",
+                ),
+                Check(
+                    "cpus_reserved_while_pending",
+                    at_most=0,
+                    part="it reserved no CPU while pending",
+                ),
             ),
-            timing=False,
+            bounds=bounds.CLUSTER_PLACEMENT,
+            timing=False,  # fmt: skip
         ),
         expected_points=lambda p: p["bundles"] + p["spread_bundles"],
         nodes_needed=lambda p: p["spread_bundles"],
@@ -105,11 +129,20 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
             "After its node died, the learner answered again from a surviving node, and the "
             "object whose only copy was there was rebuilt there by running its task again.",
             (
-                Check("actor_moved", at_least=1),
-                Check("object_task_runs", at_least=2),
-                Check("rebuilt_elsewhere", at_least=1),
+                Check(
+                    "actor_moved",
+                    at_least=1,
+                    part="the learner answered again from a surviving node",
+                ),
+                Check("object_task_runs", at_least=2, part="the object's task ran again"),
+                Check(
+                    "rebuilt_elsewhere",
+                    at_least=1,
+                    part="the object was rebuilt on a surviving node",
+                ),
             ),
-            timing=False,
+            bounds=bounds.CLUSTER_FAILURE,
+            timing=False,  # fmt: skip
         ),
         expected_points=lambda p: p["steps"] + 1,
         time_limit_s=120,
@@ -130,8 +163,20 @@ CLUSTER_DEMOS: tuple[DemoSpec, ...] = (
         claim=Claim(
             "Every task asking for a resource that one node offers ran on that node, and the "
             "task asking for a resource no node offers never started.",
-            (Check("steered_on_target", at_least=100), Check("impossible_started", at_most=0)),
-            timing=False,
+            (
+                Check(
+                    "steered_on_target",
+                    at_least=100,
+                    part="every steered task ran on the node offering its resource",
+                ),
+                Check(
+                    "impossible_started",
+                    at_most=0,
+                    part="the task asking for a resource no node offers never started",
+                ),
+            ),
+            bounds=bounds.CLUSTER_SCHEDULING,
+            timing=False,  # fmt: skip
         ),
         expected_points=lambda p: p["tasks"],
     ),

@@ -16,8 +16,8 @@ import time
 import numpy as np
 import ray
 
-from .base import Deadline, Report, cpu_spin
-from .claims import Figures
+from .base import Deadline, cpu_spin
+from .claims import YES_NO, Figures
 from .nodes import CHAOS, alive_nodes, current_node_id, name_of, pinned
 from .raytools import POLL_S, get_within, owned, wait_all
 
@@ -72,7 +72,7 @@ def _wait_until_dead(node_id: str, deadline: Deadline) -> None:
         time.sleep(POLL_S)
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     steps, kill_at, work_s = params["steps"], params["kill_at_step"], params["work_ms"] / 1000
     size = params["object_mb"] * 1024 * 1024
     nodes = alive_nodes()
@@ -85,8 +85,7 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             if victim is None
             else "the only node is the one it would kill"
         )
-        figures = Figures()
-        figures.define("actor_moved", "the learner answered from a surviving node (1 = yes)")
+        figures.define("actor_moved", "the learner answered from a surviving node", YES_NO)
         figures.define("object_task_runs", "times the object's task ran")
         return {
             "figures": figures,
@@ -118,10 +117,10 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             took = time.perf_counter() - start
             if killed_at is not None and restart_s is None:
                 restart_s = time.perf_counter() - killed_at
-                report({"series": "restart", "x": i, "y": round(restart_s * 1000)})
+                figures.point("restart", i, restart_s * 1000)
             step_ms.append(took * 1000)
             homes.append(home)
-            report({"series": "step_ms", "x": i, "y": round(took * 1000, 1)})
+            figures.point("step_ms", i, took * 1000)
         start = time.perf_counter()
         total, rebuilt_on = wait_all(
             [checksum.options(scheduling_strategy=pinned(survivors[0])).remote([weights])],
@@ -133,10 +132,9 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
 
     before, after = set(homes[: kill_at - 1]), set(homes[kill_at - 1 :])
     moved = bool(after) and victim.id not in after and victim.id in before
-    figures = Figures()
-    figures.define("actor_moved", "the learner answered from a surviving node (1 = yes)")
+    figures.define("actor_moved", "the learner answered from a surviving node", YES_NO)
     figures.define("object_task_runs", "times the object's task ran")
-    figures.define("rebuilt_elsewhere", "the object rebuilt on a surviving node (1 = yes)")
+    figures.define("rebuilt_elsewhere", "the object rebuilt on a surviving node", YES_NO)
     figures.define("restart_s", "kill to the learner answering again", "s")
     figures.define("rebuild_s", "time to read the lost object back", "s")
     figures.add("actor_moved", moved)

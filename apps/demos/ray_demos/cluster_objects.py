@@ -8,8 +8,8 @@ import time
 import numpy as np
 import ray
 
-from .base import Deadline, Report
-from .claims import Figures
+from .base import Deadline
+from .claims import YES_NO, Figures, number
 from .nodes import alive_nodes, current_node_id, pinned
 from .raytools import owned, wait_all
 
@@ -40,17 +40,15 @@ def _read_on(node, ref, deadline: Deadline, what: str) -> dict:
                     what=what)[0]  # fmt: skip
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     size, trials = params["size_mb"] * 1024 * 1024, params["trials"]
     nodes = alive_nodes()
     home, away = nodes[0], (nodes[1] if len(nodes) > 1 else None)
-    figures = Figures()
-    figures.define("same_node_ms", "read on the object's node", "ms")
-    figures.define("zero_copy", "same-node reads mapped from shared memory (1 = yes)")
-    figures.define("other_node_ms", "first read on the other node", "ms")
-    figures.define("other_again_ms", "second read on the other node", "ms")
-    figures.define("mb_moved", "bytes that arrived on the other node", "MB")
-    figures.define("ratio", "other-node read / same-node read", "x")
+    figures.define("same_node_ms", "read on the object's node", "ms", series="same_node")
+    figures.define("zero_copy", "same-node reads mapped from shared memory", YES_NO)
+    figures.define("other_node_ms", "first read on the other node", "ms", series="other_node")
+    figures.define("other_again_ms", "second read on the other node", "ms", series="other_again")
+    figures.define("mb_moved", "megabytes that arrived on the other node", "MB")
     with owned():
         # Warm-up, not timed: worker processes on both nodes and the nodes' first connection.
         warm = make_array.options(scheduling_strategy=pinned(home)).remote(1024 * 1024, 0)
@@ -63,20 +61,14 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             ref = make_array.options(scheduling_strategy=pinned(home)).remote(size, trial)
             wait_all([ref], deadline, what="the array to be made")
             here = _read_on(home, ref, deadline, "the same-node read")
-            figures.add("same_node_ms", here["seconds"] * 1000)
+            figures.add("same_node_ms", here["seconds"] * 1000, x=trial)
             figures.add("zero_copy", here["zero_copy"])
-            report({"series": "same_node", "x": trial, "y": round(here["seconds"] * 1000, 2)})
             if away is not None:
                 there = _read_on(away, ref, deadline, "the cross-node read")
                 again = _read_on(away, ref, deadline, "the second read on the other node")
-                figures.add("other_node_ms", there["seconds"] * 1000)
-                figures.add("other_again_ms", again["seconds"] * 1000)
+                figures.add("other_node_ms", there["seconds"] * 1000, x=trial)
+                figures.add("other_again_ms", again["seconds"] * 1000, x=trial)
                 figures.add("mb_moved", there["bytes"] / 1024 / 1024)
-                figures.add("ratio", there["seconds"] / max(here["seconds"], 1e-6))
-                report({"series": "other_node", "x": trial,
-                        "y": round(there["seconds"] * 1000, 2)})  # fmt: skip
-                report({"series": "other_again", "x": trial,
-                        "y": round(again["seconds"] * 1000, 2)})  # fmt: skip
             del ref
 
     got = figures.as_dict()
@@ -86,13 +78,14 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             "cannot_test": "this Ray cluster has one node, so every read is a same-node read: "
             "start a second node (make ray-cluster) to see a fetch",
             "effect": f"one node: a {params['size_mb']} MB read took "
-            f"{got['same_node_ms']['median']:g} ms (median), mapped from shared memory",
+            f"{number(got['same_node_ms']['median'])} ms (median), mapped from shared memory",
         }
     return summary | {
         "effect": (
             f"median over {trials} trials: {params['size_mb']} MB read on its own node in "
-            f"{got['same_node_ms']['median']:g} ms, from the other node in "
-            f"{got['other_node_ms']['median']:g} ms ({got['mb_moved']['median']:g} MB moved); "
-            f"read there again from the copy it kept: {got['other_again_ms']['median']:g} ms"
+            f"{number(got['same_node_ms']['median'])} ms, from the other node in "
+            f"{number(got['other_node_ms']['median'])} ms ({number(got['mb_moved']['median'])} "
+            f"MB moved); read there again from the copy it kept: "
+            f"{number(got['other_again_ms']['median'])} ms"
         ),
     }

@@ -8,8 +8,8 @@ import time
 import ray
 from ray.util.placement_group import placement_group, placement_group_table
 
-from .base import Deadline, ParamError, Report
-from .claims import Figures
+from .base import Deadline, ParamError
+from .claims import YES_NO, Figures
 from .nodes import alive_nodes, name_of
 from .raytools import POLL_S, cluster_cpus, free_cpus, owned
 
@@ -42,7 +42,7 @@ def _settled_free_cpus(deadline: Deadline) -> float:
     return free_cpus()
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     bundles, cpus, wait_s = params["bundles"], params["bundle_cpus"], params["infeasible_wait_s"]
     nodes = alive_nodes()
     n, spread = len(nodes), params["spread_bundles"]
@@ -59,7 +59,7 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             placed[series] = where
             for i, name in enumerate(where):
                 index = next(k for k, node in enumerate(nodes) if node.name == name)
-                report({"series": series, "x": i + 1, "y": index + 1})
+                figures.point(series, i + 1, index + 1, node=name)
             ray.util.remove_placement_group(pg)
             scope.groups.remove(pg)
         # One bundle more than there are nodes, each on its own node: no cluster of n can.
@@ -73,10 +73,9 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
 
     placed.setdefault("spread", [])
     pack_nodes, spread_nodes = len(set(placed["pack"])), len(set(placed["spread"]))
-    figures = Figures()
     figures.define("pack_nodes", "nodes holding the PACK group")
-    figures.define("spread_distinct", "STRICT_SPREAD bundles each on its own node (1 = yes)")
-    figures.define("oversized_pending", "the oversized group still pending (1 = yes)")
+    figures.define("spread_distinct", "STRICT_SPREAD bundles each on its own node", YES_NO)
+    figures.define("oversized_pending", "the oversized group still pending", YES_NO)
     figures.define("cpus_reserved_while_pending", "CPUs the pending group reserved")
     figures.add("pack_nodes", pack_nodes)
     if placed["spread"]:

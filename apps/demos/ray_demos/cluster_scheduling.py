@@ -7,8 +7,8 @@ import time
 
 import ray
 
-from .base import Deadline, Report
-from .claims import Figures
+from .base import Deadline
+from .claims import YES_NO, Figures
 from .nodes import NAME_PREFIX, alive_nodes, current_node_id, name_of, unique_resources
 from .raytools import owned, wait_all
 
@@ -20,7 +20,7 @@ def where_am_i() -> str:
     return current_node_id()
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     tasks, wait_s = params["tasks"], params["unschedulable_wait_s"]
     nodes = alive_nodes()
     unique = unique_resources(nodes)
@@ -35,7 +35,7 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             for i, node_id in enumerate(wait_all(refs, deadline, what="the steered tasks")):
                 landed.append(name_of(node_id, nodes))
                 index = next(k for k, node in enumerate(nodes) if node.id == node_id)
-                report({"series": "steered", "x": i + 1, "y": index + 1})
+                figures.point("steered", i + 1, index + 1, node=landed[-1])
         # Before submitting, ask whether any node could ever run it: Ray itself would leave the
         # task pending (an autoscaler might add such a node), so a caller has to look.
         offered = any(node.offers(NOBODY_HAS) for node in nodes)
@@ -47,9 +47,8 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
 
     target = unique[resource].name if resource else None
     on_target = sum(1 for name in landed if name == target)
-    figures = Figures()
     figures.define("steered_on_target", "steered tasks that ran on the node with the resource", "%")
-    figures.define("impossible_started", "the impossible task started (1 = yes)")
+    figures.define("impossible_started", "the impossible task started", YES_NO)
     if landed:
         figures.add("steered_on_target", 100 * on_target / len(landed))
     figures.add("impossible_started", bool(done))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import ray
 
-from .base import Deadline, Report, cpu_spin
-from .claims import Figures
+from .base import Deadline, cpu_spin
+from .claims import YES_NO, Figures
 from .raytools import actors_ready, owned, wait_all
 
 
@@ -73,16 +73,17 @@ def fragile_task(folder: str, die_first: bool) -> int:
     return attempts
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     n, kill_at, every = params["steps"], params["kill_at_step"], params["checkpoint_every"]
     work_s, do_kill = params["work_ms"] / 1000, params["kill"]
-    figures = Figures()
-    figures.define("restarted", "the learner ran in a new process after the kill", "yes=1")
-    figures.define("completed_correctly", "final total equals a run without failure", "yes=1")
-    figures.define("task_retried_and_returned", "the killed task was retried and returned",
-                   "yes=1")  # fmt: skip
-    figures.define("restart_ms", "kill to resumed from the checkpoint", "ms")
+    figures.define("restarted", "the learner ran in a new process after the kill", YES_NO)
+    figures.define("completed_correctly", "its final total equalled a run without failure",
+                   YES_NO)  # fmt: skip
+    figures.define("task_retried_and_returned", "the task whose process died was retried and "
+                   "returned", YES_NO)  # fmt: skip
+    figures.define("restart_ms", "kill to resumed from the checkpoint", "ms", series="restart")
     figures.define("steps_redone", "steps redone since the checkpoint", "steps")
+    figures.define("task_attempts", "attempts the task took", "attempts")
     folder = tempfile.mkdtemp(prefix="raydeck-fault-")
     checkpoint = os.path.join(folder, "learner.json")
     try:
@@ -105,14 +106,12 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                     # retried on it has already run on that state, so read the file again.
                     resumed = wait_all([learner.reload.remote()], deadline, what="restore")[0]
                     restart_s = time.perf_counter() - killed_at
-                    report({"series": "restart", "x": i, "y": round(restart_s * 1000, 1)})
+                    figures.add("restart_ms", restart_s * 1000, x=i)
                     pids.append(pid)
                     redone += i - resumed
                     i = resumed
                     continue
-                report(
-                    {"series": "step_ms", "x": i, "y": round((time.perf_counter() - t0) * 1000, 1)}
-                )
+                figures.point("step_ms", i, (time.perf_counter() - t0) * 1000)
                 i += 1
                 if i % every == 0:
                     wait_all([learner.save.remote()], deadline, what="the checkpoint")
@@ -129,8 +128,8 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
     figures.add("restarted", len(set(pids)) > 1)
     figures.add("completed_correctly", final_total == expected)
     figures.add("task_retried_and_returned", attempts > 1)
+    figures.add("task_attempts", attempts)
     if restart_s is not None:
-        figures.add("restart_ms", restart_s * 1000)
         figures.add("steps_redone", redone)
     return {
         "figures": figures,

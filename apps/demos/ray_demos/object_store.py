@@ -1,20 +1,22 @@
 """One large array put in the object store once and read by many tasks, vs a copy per call.
 
-Each reader's latency counts from just before its submission (where passing the array by
-value serialises a fresh copy into the object store) to its result. The bytes copied are
-measured: the raylet's count of bytes created in the object store during each phase.
+A phase submits every reader, one after another, and is timed from just before the first
+submission (where passing the array by value serialises a fresh copy into the object store for
+each call) until the last reader has read. The copies are measured: the raylet's count of
+bytes created in the object store during each phase, in arrays' worth.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
 import ray
 
-from .base import Deadline, Report
-from .claims import Figures
-from .raytools import object_store_bytes_created, owned, wait_any
+from .base import Deadline
+from .claims import YES_NO, Figures, number
+from .raytools import object_store_bytes_created, owned, wait_all
 
 
 @ray.remote(num_cpus=1)
@@ -24,80 +26,78 @@ def read(arr: np.ndarray) -> tuple[float, bool]:
     return total, not arr.flags.writeable
 
 
-def _phase(name, by_value, arr, n, report, deadline, scope) -> tuple[list[float], int, bool]:
-    """Submit n readers one after another; each one's latency includes its own submission.
-    Returns [total, latency of reader 1, ..., of reader n], bytes created, all zero-copy."""
-    created_before = object_store_bytes_created()
+def _created() -> int | None:
+    """Bytes the object stores have created so far, or None when the raylet does not answer
+    (a busy cluster): the copies are then not measured, and the run goes on."""
+    with contextlib.suppress(Exception):
+        return object_store_bytes_created()
+    return None
+
+
+def _phase(name, by_value, arr, n, deadline, scope) -> tuple[float, int | None, bool]:
+    """Submit n readers; returns (seconds until all had read, bytes created, all zero-copy)."""
+    created_before = _created()
     start = time.perf_counter()
-    submitted, pending = {}, []
-    ref = None
-    for i in range(n):
-        t0 = time.perf_counter()
-        if by_value:
-            out = read.remote(arr)  # Ray serialises and stores a fresh copy for this call
-        else:
-            ref = ref if ref is not None else ray.put(arr)  # the one copy into shared memory
-            out = read.remote(ref)
-        submitted[scope.ref(out)] = (i, t0)
-        pending.append(out)
-    latencies, zero_copy = [0.0] * n, True
-    while pending:
-        ready, pending = wait_any(pending, deadline, what=f"the {name} readers")
-        for done in ready:
-            i, t0 = submitted[done]
-            latencies[i] = time.perf_counter() - t0
-            _, shared = ray.get(done)
-            zero_copy = zero_copy and shared
-    total = time.perf_counter() - start
-    del ref
-    copied = object_store_bytes_created() - created_before
-    return [total, *latencies], copied, zero_copy
+    if by_value:
+        refs = [scope.ref(read.remote(arr)) for _ in range(n)]  # a fresh copy for each call
+    else:
+        ref = ray.put(arr)  # the one copy into shared memory
+        refs = [scope.ref(read.remote(ref)) for _ in range(n)]
+    results = wait_all(refs, deadline, what=f"the {name} readers")
+    took = time.perf_counter() - start
+    if not by_value:
+        del ref
+    created_after = _created()
+    copied = None if None in (created_before, created_after) else created_after - created_before
+    return took, copied, all(shared for _, shared in results)
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     n, size_mb, trials = params["n_readers"], params["size_mb"], params["trials"]
     arr = np.ones(size_mb * 1024 * 1024 // 8, dtype=np.float64)
-    figures = Figures()
-    figures.define("by_value_vs_by_ref", "time for every reader: by value / by reference", "x")
-    for name, label in (("by_ref", "passing one reference"), ("by_value", "a copy per call")):
-        figures.define(f"{name}_s", f"{label}: time until all {n} readers had read", "s")
-        figures.define(f"{name}_last_reader_ms", f"{label}: latency of the last reader", "ms")
-        figures.define(f"{name}_mb_copied", f"{label}: MB created in the object store", "MB")
+    labels = {"by_ref": "one reference", "by_value": "a copy per call"}
+    for name, label in labels.items():
+        figures.define(f"{name}_ms", f"{label}, until all {n} readers had read", "ms",
+                       series=name)  # fmt: skip
+        figures.define(f"{name}_copies", f"{label}, arrays stored in the object store",
+                       "copies")  # fmt: skip
+    figures.define("by_ref_copies_per_node", "one reference, arrays stored per node", "copies")
+    figures.define("zero_copy", "every reader read a shared-memory view", YES_NO)
+    # On a cluster each node that runs a reader keeps a copy of its own: one per node, at most.
+    nodes = max(1, sum(1 for node in ray.nodes() if node.get("Alive")))
 
     with owned() as scope:
         # Warm-up, not timed: start the task workers and let the object store map the memory a
         # by-value phase needs (a cold store pays for its first pages inside the timed part).
-        _phase("warm-up", True, arr, min(n, 2), lambda p: None, deadline, scope)
-        shared_everywhere = True
+        _phase("warm-up", True, arr, min(n, 2), deadline, scope)
         for trial in range(1, trials + 1):
             order = ("by_ref", "by_value") if trial % 2 else ("by_value", "by_ref")
-            totals = {}
+            shared_everywhere = True
             for name in order:
-                timings, copied, shared = _phase(
-                    name, name == "by_value", arr, n, report, deadline, scope
+                took, copied, shared = _phase(
+                    labels[name], name == "by_value", arr, n, deadline, scope
                 )
-                totals[name] = timings[0]
                 shared_everywhere = shared_everywhere and shared
-                figures.add(f"{name}_s", timings[0])
-                figures.add(f"{name}_last_reader_ms", timings[-1] * 1000)
-                figures.add(f"{name}_mb_copied", copied / 2**20)
-                if trial == 1:  # the chart draws the first trial; the figures keep every one
-                    for i, latency in enumerate(timings[1:], start=1):
-                        report({"series": name, "x": i, "y": round(latency * 1000, 2)})
-            figures.add("by_value_vs_by_ref", totals["by_value"] / totals["by_ref"])
+                figures.add(f"{name}_ms", took * 1000, x=trial)
+                if copied is not None:
+                    figures.add(f"{name}_copies", copied / arr.nbytes)
+                    if name == "by_ref":
+                        figures.add("by_ref_copies_per_node", copied / arr.nbytes / nodes)
+            figures.add("zero_copy", shared_everywhere)
             deadline.check()
 
     summary = figures.as_dict()
+    med = {key: summary[key]["median"] for key in summary}
     return {
         "figures": figures,
         "size_mb": size_mb,
         "readers": n,
+        "nodes": nodes,
         "trials": trials,
-        "readers_saw_shared_memory": shared_everywhere,
         "effect": (
             f"{n} readers of a {size_mb} MB array, median over {trials} trials: by reference "
-            f"{summary['by_ref_s']['median']:g} s with {summary['by_ref_mb_copied']['median']:g}"
-            f" MB created in the object store, by value {summary['by_value_s']['median']:g} s "
-            f"with {summary['by_value_mb_copied']['median']:g} MB"
+            f"{number(med['by_ref_ms'])} ms until all had read, with "
+            f"{number(med['by_ref_copies'] or 0)} copies stored in the object store; by value "
+            f"{number(med['by_value_ms'])} ms, with {number(med['by_value_copies'] or 0)} copies"
         ),
     }

@@ -21,12 +21,12 @@ from ray import tune
 from ray.tune import Callback, Checkpoint, Stopper
 from ray.tune.schedulers import PopulationBasedTraining
 
-from .base import Deadline, DemoStopped, Report
-from .claims import Figures
-from .raytools import POLL_S, cluster_cpus, owned, wait_all
+from .base import Deadline, DemoStopped
+from .claims import Figures, number
+from .raytools import POLL_S, owned, share_for, wait_all
 
 LR_LOW, LR_HIGH = 1e-3, 1.0
-DIM, UPDATES_PER_STEP, NOISE = 10, 125, 1.0
+DIM, UPDATES_PER_STEP, NOISE = 10, 190, 1.0
 
 
 def sgd_step(theta: np.ndarray, lr: float, rng) -> float:
@@ -116,8 +116,10 @@ class _Points(Callback):
         while self.sent < upto:
             self.sent += 1
             if self.sent in self.best:
-                best = round(self.best[self.sent], 3)
-                self.relay.push.remote({"series": self.series, "x": self.sent, "y": best})
+                best = round(self.best[self.sent], 4)
+                loss = float(f"{10**-best:.3g}")
+                self.relay.push.remote({"series": self.series, "x": self.sent, "y": best,
+                                        "loss": loss})  # fmt: skip
 
 
 class _RelayStopper(Stopper):
@@ -136,7 +138,8 @@ class _RelayStopper(Stopper):
         return self.asked
 
 
-def _fit(name, config, scheduler, series, trials, share, storage, report, deadline, scope):
+def _fit(name, config, scheduler, series, trials, share, storage, figures, deadline, scope,
+         on_tick=lambda: None):  # fmt: skip
     relay = scope.actor(_Relay.remote())
     tuner = tune.Tuner(
         tune.with_resources(toy_training, {"cpu": share}),
@@ -166,8 +169,9 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
     stopped: DemoStopped | None = None
     while fitting.is_alive():
         fitting.join(timeout=POLL_S)
+        on_tick()
         for point in ray.get(relay.take.remote(), timeout=10):
-            report(point)
+            figures.report(point)
         if stopped is None:
             try:
                 deadline.check()
@@ -175,7 +179,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
                 stopped = exc
                 relay.request_stop.remote()
     for point in ray.get(relay.take.remote(), timeout=10):
-        report(point)
+        figures.report(point)
     if stopped is not None:
         raise stopped
     if "results" not in outcome:
@@ -188,25 +192,32 @@ def _fit(name, config, scheduler, series, trials, share, storage, report, deadli
     return float(best.metrics["score"]), best
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     trials, steps, every = params["trials"], params["steps"], params["perturb_every"]
-    share = min(1.0, cluster_cpus() / trials)
+    share = share_for(trials)
     storage = tempfile.mkdtemp(prefix="raydeck-pbt-")
     grid = [float(x) for x in np.logspace(math.log10(LR_LOW), math.log10(LR_HIGH), trials)]
     base = {"steps": steps, "perturb_every": every}
+    figures.define("grid_best_loss", "fixed grid: lowest loss of its best trial")
+    figures.define("pbt_best_loss", "PBT: lowest loss of its best trial")
+    done: dict = {}
     try:
         with owned() as scope:
-            curves = wait_all(
-                [scope.ref(fixed_lr_scores.remote(lr, steps)) for lr in grid],
-                deadline,
-                what="the fixed-grid trainings",
-            )
-            for step in range(steps):
-                report(
-                    {"series": "grid", "x": step + 1, "y": round(max(c[step] for c in curves), 3)}
-                )
-            finals = [c[-1] for c in curves]
-            grid_score, grid_lr = max(finals), grid[int(np.argmax(finals))]
+            # The grid runs beside Tune's start-up (the figures are losses, not timings): its
+            # curve is drawn as soon as its tasks return, while PBT's trials start.
+            refs = [scope.ref(fixed_lr_scores.remote(lr, steps)) for lr in grid]
+
+            def grid_done() -> None:
+                if done or ray.wait(refs, num_returns=len(refs), timeout=0)[1]:
+                    return
+                curves = ray.get(refs)
+                for step in range(steps):
+                    best = max(c[step] for c in curves)
+                    figures.point("grid", step + 1, best, loss=float(f"{10**-best:.3g}"))
+                finals = [c[-1] for c in curves]
+                done["score"], done["lr"] = max(finals), grid[int(np.argmax(finals))]
+                figures.add("grid_best_loss", 10 ** -done["score"])
+
             pbt = PopulationBasedTraining(
                 time_attr="training_iteration",
                 perturbation_interval=every,
@@ -224,36 +235,30 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 trials,
                 share,
                 storage,
-                report,
+                figures,
                 deadline,
                 scope,
+                on_tick=grid_done,
             )
+            figures.add("pbt_best_loss", 10**-pbt_score)
+            wait_all(refs, deadline, what="the fixed-grid trainings")
+            grid_done()
+            grid_score, grid_lr = done["score"], done["lr"]
     finally:
         shutil.rmtree(storage, ignore_errors=True)
-    figures = Figures()
-    figures.define("grid_vs_pbt_loss", "lowest loss: best grid trial / best PBT trial", "x")
-    figures.define("grid_best_loss", "fixed grid: lowest loss of its best trial", "")
-    figures.define("pbt_best_loss", "PBT: lowest loss of its best trial", "")
-    figures.add("grid_vs_pbt_loss", 10 ** (pbt_score - grid_score))
-    figures.add("grid_best_loss", 10**-grid_score)
-    figures.add("pbt_best_loss", 10**-pbt_score)
-    lower = "lower" if pbt_score >= grid_score else "higher"
+    ratio = 10 ** (pbt_score - grid_score)
+    lower = "lower" if ratio >= 1 else "higher"
     return {
         "figures": figures,
         "trials": trials,
         "steps": steps,
         "grid_lrs": [f"{lr:.0e}" for lr in grid],
-        "grid_best_score": round(grid_score, 2),
         "grid_best_lr": f"{grid_lr:.0e}",
-        "pbt_best_score": round(pbt_score, 2),
         "pbt_best_final_lr": f"{pbt_best.config['lr']:.0e}",
-        "grid_best_loss": f"{10**-grid_score:.1e}",
-        "pbt_best_loss": f"{10**-pbt_score:.1e}",
-        "pbt_vs_grid": round(pbt_score / max(grid_score, 1e-9), 2),
         "effect": (
-            f"lowest loss after {steps} steps in this run: fixed grid {10**-grid_score:.1e} "
-            f"(lr {grid_lr:.0e}), PBT {10**-pbt_score:.1e}, "
-            f"{max(10 ** (pbt_score - grid_score), 10 ** (grid_score - pbt_score)):.1f}x {lower};"
-            f" PBT's best trial ended on lr {pbt_best.config['lr']:.0e}"
+            f"lowest loss after {steps} steps in this run: fixed grid {number(10**-grid_score)} "
+            f"(lr {grid_lr:.0e}), PBT {number(10**-pbt_score)}, "
+            f"{number(max(ratio, 1 / ratio))}x {lower}; PBT's best trial ended on lr "
+            f"{pbt_best.config['lr']:.0e}"
         ),
     }

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import time
 
-from .base import Deadline, Report
-from .claims import Figures
+from .base import Deadline
+from .claims import Figures, number
 
 
 def _number(result: dict, *path: str, default: float = 0.0) -> float:
@@ -45,7 +45,24 @@ class _SamplingClock:
         self.module.synchronous_parallel_sample = self.original
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def random_return(episodes: int = 20, seed: int = 0) -> float:
+    """Mean return of uniformly random actions on CartPole-v1: where training starts from."""
+    import gymnasium as gym
+
+    env = gym.make("CartPole-v1")
+    total = 0.0
+    for e in range(episodes):
+        env.reset(seed=seed + e)
+        done = False
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+            total += reward
+            done = terminated or truncated
+    env.close()
+    return total / episodes
+
+
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     from ray.rllib.algorithms.ppo import PPOConfig, ppo
 
     iterations, runners, batch = params["iterations"], params["env_runners"], params["batch_size"]
@@ -63,6 +80,11 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         )
         .debugging(log_level="ERROR")
     )
+    figures.define("first_return", "mean episode return, first iteration", series="return")
+    figures.define("last_return", "mean episode return, last iteration")
+    figures.define("sampling_share", "share of the iterations' time spent sampling", "%")
+    # Measured before the (seconds-long) build: random actions, drawn as a warm-up point.
+    figures.point("return", 0, random_return(), warmup=True)
     start = time.perf_counter()
     algo = config.build_algo()
     build_s = time.perf_counter() - start
@@ -79,20 +101,16 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 sample_s, learn_s = sample_s + sampling, learn_s + took - sampling
                 ret = _number(result, "env_runners", "episode_return_mean")
                 returns.append(ret)
-                report({"series": "return", "x": i, "y": round(ret, 2), "sampling_s": sampling})
+                if ret == ret and ret > 0 and not figures.values["first_return"]:
+                    figures.add("first_return", ret, x=i, sampling_s=round(sampling, 3))
+                else:
+                    figures.point("return", i, ret, sampling_s=round(sampling, 3))
     finally:
         algo.stop()
     busy = sample_s + learn_s
-    figures = Figures()
-    figures.define("return_gain", "mean episode return: last iteration / first", "x")
-    figures.define("first_return", "mean episode return, first iteration", "")
-    figures.define("last_return", "mean episode return, last iteration", "")
-    figures.define("sampling_share", "share of the iterations' time spent sampling", "%")
     finite = [r for r in returns if r == r and r > 0]  # NaN before a first finished episode
     if finite:
-        figures.add("first_return", finite[0])
         figures.add("last_return", finite[-1])
-        figures.add("return_gain", finite[-1] / finite[0])
     if busy:
         figures.add("sampling_share", 100 * sample_s / busy)
     return {
@@ -107,9 +125,9 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         "learning_and_other_s": round(learn_s, 2),
         "sampling_share": round(sample_s / busy, 2) if busy else None,
         "effect": (
-            f"this run reached a mean episode return of {finite[-1]:.0f} after {iterations} "
-            f"iterations (from {finite[0]:.0f} at the first); sampling took {sample_s:.1f} s, "
-            f"learning (and the rest) {learn_s:.1f} s"
+            f"this run reached a mean episode return of {number(finite[-1])} after {iterations} "
+            f"iterations (from {number(finite[0])} at the first); sampling took "
+            f"{number(sample_s)} s, learning (and the rest) {number(learn_s)} s"
             if finite
             else "no iteration ran"
         ),

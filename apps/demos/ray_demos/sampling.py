@@ -13,13 +13,14 @@ import time
 import numpy as np
 import ray
 
-from .base import Deadline, Report, cpu_spin
-from .claims import Figures
+from .base import Deadline, cpu_spin
+from .claims import Figures, number
 from .envs import CartPole
-from .raytools import actors_ready, cluster_cpus, owned, wait_all, wait_any
+from .raytools import actors_ready, cluster_cpus, owned, share_for, wait_all, wait_any
 
 BATCH_STEPS = 200
 QUEUE_BATCHES = 2
+WARM_UP_S = 0.1
 
 
 @ray.remote
@@ -82,39 +83,44 @@ def _measure(workers, learner, seconds, deadline) -> tuple[float, float]:
     return 1 - busy / (end - start), steps / (end - start)
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     n_max, seconds, trials = params["max_actors"], params["seconds_per_point"], params["trials"]
     step_cost_s, learn_s = params["env_step_us"] / 1e6, params["learn_us"] / 1e6
     cpus = cluster_cpus()
-    share = min(1.0, cpus / n_max)  # fractions beyond the cluster would leave actors pending
-    figures = Figures()
+    share = share_for(n_max)  # a larger share would leave actors pending
     for k in range(1, n_max + 1):
-        figures.define(f"idle_{k}", f"learner idle share with {k} rollout actor(s)", "%")
-        figures.define(f"steps_per_s_{k}", f"steps/s learned with {k} rollout actor(s)", "steps/s")
+        actors = f"{k} rollout actor{'s' * (k != 1)}"
+        figures.define(f"idle_{k}", f"learner idle with {actors}", "%", series="idle")
+        figures.define(f"steps_per_s_{k}", f"steps learned per second with {actors}", "steps/s")
     with owned() as scope:
         learner = scope.actor(Learner.remote(learn_s))
         workers = [
             scope.actor(RolloutWorker.options(num_cpus=share).remote(i, step_cost_s))
             for i in range(n_max)
         ]
-        actors_ready([learner, *workers], deadline, what=f"{n_max} rollout actors to start")
-        # Warm-up, not timed: calibrate every spin loop and run one batch through the queue.
+        # Warm-up, not counted: as soon as the learner and one rollout actor are up (the others
+        # still starting beside them), batches go through the queue; drawn as a warm-up point,
+        # so the chart starts at once. Then every actor, before anything is counted.
+        actors_ready([learner, workers[0]], deadline, what="the learner and a rollout actor")
+        idle, _ = _measure(workers[:1], learner, WARM_UP_S, deadline)
+        figures.point("idle", 1, 100 * idle, warmup=True)
+        actors_ready(workers, deadline, what=f"{n_max} rollout actors to start")
         _measure(workers, learner, 0.05, deadline)
         for k in range(1, n_max + 1):
             for _ in range(trials):
                 idle, rate = _measure(workers[:k], learner, seconds, deadline)
-                figures.add(f"idle_{k}", 100 * idle)
+                figures.add(f"idle_{k}", 100 * idle, x=k)
                 figures.add(f"steps_per_s_{k}", rate)
-                report({"series": "idle", "x": k, "y": round(100 * idle, 1)})
     summary = figures.as_dict()
     return {
         "figures": figures,
         "cluster_cpus": cpus,
         "trials": trials,
         "effect": (
-            f"with 1 rollout actor the learner was idle {summary['idle_1']['median']:g}% of the"
-            f" time (median of {trials}) and learned {summary['steps_per_s_1']['median']:,.0f} "
-            f"steps/s; with {n_max}: idle {summary[f'idle_{n_max}']['median']:g}%, "
-            f"{summary[f'steps_per_s_{n_max}']['median']:,.0f} steps/s, on {cpus:g} CPUs"
+            f"with 1 rollout actor the learner was idle {number(summary['idle_1']['median'])}% "
+            f"of the time (median of {trials}) and learned "
+            f"{number(summary['steps_per_s_1']['median'])} steps/s; with {n_max}: idle "
+            f"{number(summary[f'idle_{n_max}']['median'])}%, "
+            f"{number(summary[f'steps_per_s_{n_max}']['median'])} steps/s, on {cpus:g} CPUs"
         ),
     }

@@ -17,10 +17,10 @@ import time
 import numpy as np
 import ray
 
-from .base import Deadline, Report
-from .claims import Figures
+from .base import Deadline
+from .claims import Figures, number
 from .envs import CartPole
-from .raytools import actors_ready, cluster_cpus, get_within, owned, wait_any
+from .raytools import actors_ready, get_within, owned, share_for, wait_any
 
 
 class Policy:
@@ -99,7 +99,7 @@ def _central(actors, per_actor, seconds, infer, deadline) -> tuple[float, float,
 MODES = ("per_actor", "central_cpu", "central_modelled")
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     n_actors, per_actor = params["n_actors"], params["envs_per_actor"]
     hidden, layers, seconds = params["hidden"], params["layers"], params["seconds_per_mode"]
     trials, accel_s = params["trials"], params["accel_ms"] / 1000
@@ -109,17 +109,15 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         time.sleep(accel_s)  # an assumption: an accelerator's fixed time per batch
         return (obs[:, 2] + 0.5 * obs[:, 3] > 0).astype(int)
 
-    figures = Figures()
-    figures.define("modelled_vs_per_actor", "assumed accelerator / per-actor CPU, steps/s", "x")
-    figures.define("per_actor_vs_central_cpu", "CPU: per-actor / central, steps/s", "x")
     figures.define("per_actor", f"per-actor: forward passes in {n_actors} actor processes",
-                   "steps/s")  # fmt: skip
-    figures.define("central_cpu", "central: every forward pass in one process", "steps/s")
+                   "steps/s", series="per_actor")  # fmt: skip
+    figures.define("central_cpu", "central: every forward pass in one process", "steps/s",
+                   series="central_cpu")  # fmt: skip
     figures.define("central_modelled", f"central, assumed {params['accel_ms']:g} ms per batch",
-                   "steps/s")  # fmt: skip
+                   "steps/s", series="central_modelled")  # fmt: skip
     figures.define("central_batch", "central: mean dynamic batch", "observations")
     figures.define("central_inference_share", "central process: share of time in inference", "%")
-    share = min(1.0, cluster_cpus() / n_actors)
+    share = share_for(n_actors)
     with owned() as scope:
         actors = [
             scope.actor(EnvActor.options(num_cpus=share).remote(i, per_actor, hidden, layers))
@@ -130,24 +128,19 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         _per_actor(actors, 0.05, deadline)
         _central(actors, per_actor, 0.05, policy.act, deadline)
         for trial in range(1, trials + 1):
-            rates = {}
-            for mode in MODES[trial % 3 :] + MODES[: trial % 3]:
+            turn = (trial - 1) % 3  # trial 1 starts with per-actor inference
+            for mode in MODES[turn:] + MODES[:turn]:
                 if mode == "per_actor":
-                    rates[mode] = _per_actor(actors, seconds, deadline)
+                    rate = _per_actor(actors, seconds, deadline)
                 elif mode == "central_cpu":
-                    rates[mode], batch, busy = _central(
-                        actors, per_actor, seconds, policy.act, deadline
-                    )
+                    rate, batch, busy = _central(actors, per_actor, seconds, policy.act, deadline)
                     figures.add("central_batch", batch)
                     figures.add("central_inference_share", 100 * busy)
                 else:
-                    rates[mode], _, _ = _central(
+                    rate, _, _ = _central(
                         actors, per_actor, seconds, modelled_accelerator, deadline
                     )
-                figures.add(mode, rates[mode])
-                report({"series": mode, "x": trial, "y": round(rates[mode])})
-            figures.add("modelled_vs_per_actor", rates["central_modelled"] / rates["per_actor"])
-            figures.add("per_actor_vs_central_cpu", rates["per_actor"] / rates["central_cpu"])
+                figures.add(mode, rate, x=trial)
     summary = figures.as_dict()
     med = {k: summary[k]["median"] for k in summary}
     where = "per-actor" if med["per_actor"] >= med["central_cpu"] else "central"
@@ -161,11 +154,11 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         ),
         "effect": (
             f"measured on CPU (median of {trials}): per-actor inference, its forward passes "
-            f"spread over {n_actors} actor processes, {med['per_actor']:,.0f} steps/s; central "
-            f"inference, every forward pass in one process (busy "
-            f"{med['central_inference_share']:.0f}% of the time, mean batch "
-            f"{med['central_batch']:.1f}), {med['central_cpu']:,.0f} steps/s: {where} was "
-            f"faster here. Assuming {params['accel_ms']:g} ms per batch on an accelerator, "
-            f"central inference would serve {med['central_modelled']:,.0f} steps/s"
+            f"spread over {n_actors} actor processes, {number(med['per_actor'])} steps/s; "
+            f"central inference, every forward pass in one process (busy "
+            f"{number(med['central_inference_share'])}% of the time, mean batch "
+            f"{number(med['central_batch'])}), {number(med['central_cpu'])} steps/s: {where} "
+            f"was faster here. Assuming {params['accel_ms']:g} ms per batch on an accelerator, "
+            f"central inference would serve {number(med['central_modelled'])} steps/s"
         ),
     }

@@ -16,9 +16,9 @@ import time
 import numpy as np
 import ray
 
-from .base import Deadline, Report, cpu_spin
-from .claims import Figures
-from .raytools import actors_ready, cluster_cpus, owned, wait_all, wait_any
+from .base import Deadline, cpu_spin
+from .claims import Figures, number
+from .raytools import actors_ready, owned, share_for, wait_all, wait_any
 
 DIM, ROWS = 32, 256
 TARGET = np.linspace(-1, 1, DIM)
@@ -49,7 +49,40 @@ class GradientWorker:
         return gradient(self.x, self.y, w), version
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def _sync(workers, w, rounds, lr, deadline, on_round=None) -> np.ndarray:
+    """Every round waits for the slowest worker, then applies the mean gradient."""
+    for version in range(rounds):
+        grads = wait_all([wk.gradient.remote(w, version) for wk in workers], deadline,
+                         what="a sync round")  # fmt: skip
+        w = w - lr * np.mean([g for g, _ in grads], axis=0)
+        if on_round is not None:
+            on_round(version, w)
+    return w
+
+
+def _async(workers, shards, total, lr, deadline, scope) -> tuple[np.ndarray, np.ndarray, list]:
+    """Apply each gradient as it lands and hand that worker fresh weights; beside it, the same
+    updates with every gradient taken on the current weights ("fresh"). Returns (stale
+    weights, fresh weights, policy lag of each applied gradient)."""
+    n = len(workers)
+    w, fresh, version, applied, lags = np.zeros(DIM), np.zeros(DIM), 0, 0, []
+    inflight = {wk.gradient.remote(w, version): (i, wk) for i, wk in enumerate(workers)}
+    while applied < total:
+        ready, _ = wait_any(list(inflight), deadline, what="an async gradient")
+        for ref in ready:
+            i, worker = inflight.pop(ref)
+            grad, seen_version = ray.get(ref)
+            lags.append(version - seen_version)
+            w, version, applied = w - lr * grad / n, version + 1, applied + 1
+            fresh = fresh - lr * gradient(*shards[i], fresh) / n
+            if applied + len(inflight) < total:
+                inflight[worker.gradient.remote(w, version)] = (i, worker)
+    for ref in inflight:
+        scope.ref(ref)
+    return w, fresh, lags
+
+
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     n, rounds, trials = params["n_workers"], params["rounds"], params["trials"]
     work_s, straggle_s, lr = params["work_ms"] / 1000, params["straggler_ms"] / 1000, params["lr"]
     total = n * rounds
@@ -60,16 +93,18 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
     def loss(w: np.ndarray) -> float:
         return float(np.mean((x_all @ w - y_all) ** 2) / 2)
 
-    figures = Figures()
-    figures.define("speedup", "time to apply every gradient: barrier / asynchronous", "x")
+    figures.define("speedup", "time to apply every gradient: barrier / asynchronous", "x",
+                   series="speedup")  # fmt: skip
+    figures.define("stale_vs_fresh_loss", "loss after the stale updates / after fresh ones", "x",
+                   series="staleness")  # fmt: skip
     figures.define("sync_s", f"barrier: time for {total} gradients", "s")
     figures.define("async_s", f"asynchronous: time for {total} gradients", "s")
     figures.define("mean_lag", "asynchronous: mean policy lag of an applied gradient", "versions")
     figures.define("max_lag", "asynchronous: largest policy lag", "versions")
-    figures.define("stale_vs_fresh_loss", "loss after the stale updates / after fresh ones", "x")
-    figures.define("sync_loss", "barrier: loss at the end", "")
-    figures.define("async_loss", "asynchronous (stale): loss at the end", "")
-    share = min(1.0, cluster_cpus() / n)
+    figures.define("sync_loss", "barrier: loss at the end")
+    figures.define("async_loss", "asynchronous (stale): loss at the end")
+    figures.define("fresh_loss", "the same updates with fresh gradients: loss at the end")
+    share = share_for(n)
     with owned() as scope:
         workers = [
             scope.actor(
@@ -80,60 +115,38 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             for i in range(n)
         ]
         actors_ready(workers, deadline, what=f"{n} gradient workers to start")
-        # Warm-up, not timed: one gradient from every worker calibrates their spin loops.
-        wait_all([wk.gradient.remote(np.zeros(DIM), 0) for wk in workers], deadline,
-                 what="a warm-up")  # fmt: skip
+        # Warm-up, not counted: one round each way (every worker's first call), drawn as a
+        # warm-up point so the chart starts at once.
+        start = time.perf_counter()
+        _sync(workers, np.zeros(DIM), 1, lr, deadline)
+        warm_sync = time.perf_counter() - start
+        start = time.perf_counter()
+        _async(workers, shards, n, lr, deadline, scope)
+        figures.point("speedup", 0, warm_sync / (time.perf_counter() - start), warmup=True)
         for trial in range(1, trials + 1):
-            chart = trial == 1  # the chart draws the first trial; the figures keep every one
-            if chart:
-                report({"series": "sync", "x": 0, "y": round(loss(np.zeros(DIM)), 4)})
             times = {}
             for mode in ("sync", "async") if trial % 2 else ("async", "sync"):
                 start = time.perf_counter()
                 if mode == "sync":
-                    # Every round waits for the slowest worker, then applies the mean.
-                    w = np.zeros(DIM)
-                    for version in range(rounds):
-                        grads = wait_all([wk.gradient.remote(w, version) for wk in workers],
-                                         deadline, what="a sync round")  # fmt: skip
-                        w = w - lr * np.mean([g for g, _ in grads], axis=0)
-                        if chart:
-                            report({"series": "sync", "x": (version + 1) * n,
-                                    "y": round(loss(w), 4)})  # fmt: skip
+                    w = _sync(workers, np.zeros(DIM), rounds, lr, deadline)
                     times["sync"] = time.perf_counter() - start
                     figures.add("sync_loss", loss(w))
                     continue
-                # Asynchronous: apply each gradient as it lands, hand that worker fresh weights.
-                w, fresh, version, applied, lags = np.zeros(DIM), np.zeros(DIM), 0, 0, []
-                inflight = {wk.gradient.remote(w, version): (i, wk) for i, wk in
-                            enumerate(workers)}  # fmt: skip
-                while applied < total:
-                    ready, _ = wait_any(list(inflight), deadline, what="an async gradient")
-                    for ref in ready:
-                        i, worker = inflight.pop(ref)
-                        grad, seen_version = ray.get(ref)
-                        lags.append(version - seen_version)
-                        w, version, applied = w - lr * grad / n, version + 1, applied + 1
-                        # The same update with the gradient taken on the current weights.
-                        fresh = fresh - lr * gradient(*shards[i], fresh) / n
-                        if chart:
-                            report({"series": "async", "x": applied, "y": round(loss(w), 4)})
-                            report({"series": "fresh", "x": applied, "y": round(loss(fresh), 4)})
-                        if applied + len(inflight) < total:
-                            inflight[worker.gradient.remote(w, version)] = (i, worker)
+                w, fresh, lags = _async(workers, shards, total, lr, deadline, scope)
                 times["async"] = time.perf_counter() - start
-                for ref in inflight:
-                    scope.ref(ref)
                 figures.add("mean_lag", float(np.mean(lags)))
                 figures.add("max_lag", max(lags))
                 figures.add("async_loss", loss(w))
-                figures.add("stale_vs_fresh_loss", loss(w) / max(loss(fresh), 1e-12))
+                figures.add("fresh_loss", loss(fresh))
+                stale = loss(w) / max(loss(fresh), 1e-12)
             figures.add("sync_s", times["sync"])
             figures.add("async_s", times["async"])
-            figures.add("speedup", times["sync"] / times["async"])
+            figures.add("speedup", times["sync"] / times["async"], x=trial)
+            figures.add("stale_vs_fresh_loss", stale, x=trial)
             deadline.check()
 
     summary = figures.as_dict()
+    med = {key: summary[key]["median"] for key in summary}
     return {
         "figures": figures,
         "gradients": total,
@@ -141,10 +154,10 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         "scheme": "central parameter server (not Hogwild)",
         "effect": (
             f"{total} gradients, median of {trials} trials: the barrier took "
-            f"{summary['sync_s']['median']:g} s, asynchronous updates "
-            f"{summary['async_s']['median']:g} s with gradients up to "
-            f"{summary['max_lag']['max']:g} versions old (mean {summary['mean_lag']['median']:g});"
-            f" those stale updates ended at {summary['stale_vs_fresh_loss']['median']:g}x the "
-            "loss the same updates reach with fresh gradients"
+            f"{number(med['sync_s'])} s, asynchronous updates {number(med['async_s'])} s with "
+            f"gradients up to {number(summary['max_lag']['max'])} versions old (mean "
+            f"{number(med['mean_lag'])}); those stale updates ended at "
+            f"{number(med['stale_vs_fresh_loss'])}x the loss the same updates reach with fresh "
+            "gradients"
         ),
     }

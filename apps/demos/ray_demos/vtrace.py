@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import ray
 
-from .base import Deadline, Report
-from .claims import Figures
-from .raytools import actors_ready, cluster_cpus, owned, wait_all
+from .base import Deadline
+from .claims import Figures, number
+from .raytools import cluster_cpus, owned, wait_all
 
 N_STATES = 6  # a chain: 0 .. 4 walkable, 5 is the goal (reward 1, episode ends)
 GAMMA = 0.9
@@ -53,41 +53,38 @@ def values_of(p: float) -> np.ndarray:
     return np.linalg.solve(np.eye(n) - GAMMA * trans, reward)
 
 
-@ray.remote
-class StaleActor:
-    """Generates episodes with whatever (possibly old) policy version it was last sent."""
-
-    def __init__(self, seed: int):
-        self.rng = np.random.default_rng(seed)
-
-    def rollouts(self, theta: float, episodes: int, seed: int) -> dict[str, np.ndarray]:
-        self.rng = np.random.default_rng(seed)  # seeded per call: a trial is reproducible
-        p = p_right(theta)
-        shape = (episodes, MAX_T)
-        states = np.zeros(shape, dtype=np.int64)
-        actions = np.zeros(shape, dtype=np.int64)
-        rewards, valid, done = np.zeros(shape), np.zeros(shape, bool), np.zeros(shape, bool)
-        next_states = np.zeros(shape, dtype=np.int64)
-        for e in range(episodes):
-            s = 0
-            moves = self.rng.random(MAX_T) < p
-            for t in range(MAX_T):
-                a = int(moves[t])
-                nxt = s + 1 if a else max(s - 1, 0)
-                states[e, t], actions[e, t], next_states[e, t], valid[e, t] = s, a, nxt, True
-                if nxt == N_STATES - 1:
-                    rewards[e, t], done[e, t] = 1.0, True
-                    break
-                s = nxt
-        return {
-            "states": states,
-            "actions": actions,
-            "next_states": next_states,
-            "rewards": rewards,
-            "valid": valid,
-            "done": done,
-            "behaviour_p_right": p,
-        }
+@ray.remote(num_cpus=0.5)
+def stale_rollouts(theta: float, episodes: int, seed: int) -> dict[str, np.ndarray]:
+    """Episodes generated with a (possibly old) policy version, as a stale actor would: a
+    task, as nothing survives between calls (each is seeded, so a trial is reproducible), so
+    it runs in Ray's pooled worker processes and needs no process of its own to start."""
+    rng = np.random.default_rng(seed)
+    p = p_right(theta)
+    shape = (episodes, MAX_T)
+    states = np.zeros(shape, dtype=np.int64)
+    actions = np.zeros(shape, dtype=np.int64)
+    rewards, valid, done = np.zeros(shape), np.zeros(shape, bool), np.zeros(shape, bool)
+    next_states = np.zeros(shape, dtype=np.int64)
+    for e in range(episodes):
+        s = 0
+        moves = rng.random(MAX_T) < p
+        for t in range(MAX_T):
+            a = int(moves[t])
+            nxt = s + 1 if a else max(s - 1, 0)
+            states[e, t], actions[e, t], next_states[e, t], valid[e, t] = s, a, nxt, True
+            if nxt == N_STATES - 1:
+                rewards[e, t], done[e, t] = 1.0, True
+                break
+            s = nxt
+    return {
+        "states": states,
+        "actions": actions,
+        "next_states": next_states,
+        "rewards": rewards,
+        "valid": valid,
+        "done": done,
+        "behaviour_p_right": p,
+    }
 
 
 def estimate(batch: dict, target_theta: float, *, rho_bar: float | None) -> np.ndarray:
@@ -123,28 +120,24 @@ def _rms(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
 
-def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     max_lag, episodes, trials = params["max_lag"], params["episodes"], params["trials"]
     rho_bar, drift = params["rho_bar"], params["drift"]
     learner_theta = -1.0 + max_lag * drift  # the learner is at version max_lag
     truth = true_values(learner_theta)
     pi = p_right(learner_theta)
     n_actors = max(1, min(4, int(cluster_cpus())))
-    figures = Figures()
-    figures.define(
-        "closer_to_fixed_point",
-        "V-trace (rho_bar): distance to V of pi / distance to V of pi_rho_bar",
-        "x",
-    )
-    figures.define("uncorrected", "uncorrected: RMS distance to V of pi", "")
-    figures.define("vtrace", "V-trace (rho_bar): RMS distance to V of pi", "")
-    figures.define("vtrace_fixed_point", "V-trace (rho_bar): RMS distance to V of pi_rho_bar", "")
-    figures.define("vtrace_large", f"V-trace (rho_bar {LARGE_RHO_BAR:g}): to V of pi", "")
-    figures.define("largest_ratio", "largest importance ratio pi/mu at the largest lag", "")
+    at = f"at lag {max_lag}"
+    figures.define("uncorrected", f"uncorrected, to V of pi, {at}", series="uncorrected")
+    figures.define("vtrace", f"V-trace (rho_bar), to V of pi, {at}", series="vtrace")
+    figures.define("vtrace_fixed_point", f"V-trace (rho_bar), to V of pi_rho_bar, {at}",
+                   series="vtrace_fixed_point")  # fmt: skip
+    figures.define("vtrace_large", f"V-trace (rho_bar {LARGE_RHO_BAR:g}), to V of pi, {at}",
+                   series="vtrace_large")  # fmt: skip
+    figures.define("largest_ratio", f"largest importance ratio pi/mu {at}")
     with owned() as scope:
-        actors = [scope.actor(StaleActor.options(num_cpus=0).remote(i)) for i in range(n_actors)]
-        actors_ready(actors, deadline, what="the rollout actors to start")
-        # Trial 1 walks every lag (the chart); further trials repeat the largest lag.
+        # Trial 1 walks every lag (the chart's curves); further trials repeat the largest lag,
+        # which the claim is checked on.
         plan = [(1, lag) for lag in range(max_lag + 1)]
         plan += [(trial, max_lag) for trial in range(2, trials + 1)]
         for trial, lag in plan:
@@ -154,9 +147,11 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
             share = -(-episodes // n_actors)
             parts = wait_all(
                 [
-                    a.rollouts.remote(behaviour_theta, share, 1000 * trial + 100 * lag + i)
-                    for i, a in enumerate(actors)
-                ],
+                    scope.ref(
+                        stale_rollouts.remote(behaviour_theta, share, 1000 * trial + 100 * lag + i)
+                    )
+                    for i in range(n_actors)
+                ],  # fmt: skip
                 deadline,
                 what=f"rollouts at lag {lag}",
             )
@@ -176,17 +171,15 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
                 "vtrace_large": _rms(estimate(batch, learner_theta, rho_bar=LARGE_RHO_BAR), truth),
             }
             for name, err in errors.items():
-                report({"series": name, "x": lag, "y": round(err, 4)})
+                if lag == max_lag:
+                    figures.add(name, err, x=lag)
+                else:
+                    figures.point(name, lag, err)
             if lag == max_lag:
-                for name, err in errors.items():
-                    figures.add(name, err)
-                figures.add(
-                    "closer_to_fixed_point",
-                    errors["vtrace"] / max(errors["vtrace_fixed_point"], 1e-9),
-                )
                 figures.add("largest_ratio", max(pi / mu, (1 - pi) / (1 - mu)))
             deadline.check()
     summary = figures.as_dict()
+    med = {key: summary[key]["median"] for key in summary}
     mu_oldest = p_right(-1.0)
     return {
         "figures": figures,
@@ -197,10 +190,10 @@ def run(params: dict, report: Report, *, deadline: Deadline) -> dict:
         "fixed_point": "V of pi_rho_bar, pi_rho_bar(a|x) proportional to min(rho_bar mu, pi)",
         "effect": (
             f"with data {max_lag} policy versions old (median of {trials} trials), uncorrected "
-            f"targets were {summary['uncorrected']['median']:.3f} (RMS) from V of pi; V-trace "
-            f"with rho_bar {rho_bar:g} was {summary['vtrace']['median']:.3f} from V of pi and "
-            f"{summary['vtrace_fixed_point']['median']:.3f} from V of pi_rho_bar (its fixed "
-            f"point: the bias with respect to V of pi), V-trace with rho_bar "
-            f"{LARGE_RHO_BAR:g} {summary['vtrace_large']['median']:.3f} from V of pi"
+            f"targets were {number(med['uncorrected'])} (RMS) from V of pi; V-trace with "
+            f"rho_bar {rho_bar:g} was {number(med['vtrace'])} from V of pi and "
+            f"{number(med['vtrace_fixed_point'])} from V of pi_rho_bar (its fixed point: the "
+            f"bias with respect to V of pi), V-trace with rho_bar {LARGE_RHO_BAR:g} "
+            f"{number(med['vtrace_large'])} from V of pi"
         ),
     }
