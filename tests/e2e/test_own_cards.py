@@ -93,35 +93,46 @@ def test_my_own_card_with_an_image_and_a_typed_answer(person, alice, live_server
 
 
 def test_edit_from_review_returns_to_the_card_and_a_suggestion_reaches_its_author(
-    page, alice, staff, small_deck, live_server
+    person, alice, staff, small_deck, live_server
 ):
-    """Item 2: E on her own card edits it in place and comes back to it; on a lesson card,
-    "Suggest an edit", which staff accept, and alice is told on her next page."""
+    """Item 2: E (a tap on "Edit card" on a phone) on her own card edits it in place and comes
+    back to it; on a lesson card, "Suggest an edit", which staff accept, and alice is told on
+    her next page."""
+    page = person
+    phone = page.size == "phone"
+
+    def edit() -> None:
+        page.locator("#edit-card").tap() if phone else page.keyboard.press("e")
+
     deck = services.own_deck_create(user=alice, title="Mine")
     services.card_create(deck=deck, author=alice, section=deck.sections.get(), slug="ring",
                          front="What is a ring bufer?", back="A fixed-size FIFO.")  # fmt: skip
     sign_in(page, alice, live_server)
     page.goto(f"/study/review/{deck.slug}/")
     expect(page.locator("#review-front")).to_contain_text("ring bufer")
-    page.keyboard.press("e")
+    edit()
     front = page.get_by_label("Front (Markdown)")
-    expect(front).to_be_focused()
+    expect(front).to_be_visible()
+    if not phone:
+        expect(front).to_be_focused()
+    no_sideways_scroll(page)
     front.fill("What is a ring buffer?")
     page.get_by_role("button", name="Save card").click()
     expect(page.locator(".review-notice")).to_contain_text("Saved. Here is the card")
     expect(page.locator("#review-front")).to_have_text("What is a ring buffer?")
-    page.set_viewport_size({"width": 390, "height": 844})  # the editor on a phone's width
-    page.keyboard.press("e")
+    edit()
     expect(page.get_by_label("Front (Markdown)")).to_be_visible()
-    no_sideways_scroll(page)
-    page.keyboard.press("Escape")
+    if phone:
+        page.locator("#cancel-edit").tap()
+    else:
+        page.keyboard.press("Escape")
     expect(page.locator("#review-front")).to_have_text("What is a ring buffer?")
-    page.set_viewport_size({"width": 1280, "height": 800})
 
     page.goto("/study/review/ray-basics/")
     expect(page.locator("#review-front")).to_contain_text("What is a Ray task?")
-    page.keyboard.press("e")
+    edit()
     expect(page.get_by_role("heading", name=re.compile("Suggest an edit"))).to_be_visible()
+    no_sideways_scroll(page)
     page.get_by_label("Back").fill("A stateless remote call.")
     page.get_by_label("What is wrong").fill("shorter")
     page.get_by_role("button", name="Send the suggestion").click()
@@ -171,14 +182,21 @@ def test_a_300_note_apkg_with_100_images_comes_in_shows_and_goes_back(
 
 def test_the_browser_as_a_tool(person, alice, small_deck, live_server):
     """Item 5: columns, a sort by a header, cards chosen with the keyboard (or taps on a
-    phone) and suspended, rescheduled and forgotten in one go."""
+    phone) and suspended, rescheduled and forgotten in one go; her own card tagged and moved
+    to another of her decks."""
     page = person
     for card in small_deck.cards.order_by("id")[:2]:
         review_record(user=alice, card=card, grade=5)
+    mine = services.own_deck_create(user=alice, title="Mine")
+    other = services.own_deck_create(user=alice, title="Elsewhere")
+    own = services.card_create(
+        deck=mine, author=alice, section=mine.sections.get(), slug="ring",
+        front="What is a ring buffer?", back="A fixed-size FIFO.",
+    )  # fmt: skip
     sign_in(page, alice, live_server)
     page.goto("/study/browse/")
     table = page.locator("#browse-table")
-    expect(table.locator("tbody tr")).to_have_count(5)
+    expect(table.locator("tbody tr")).to_have_count(6)
     if page.size == "phone":  # the rows are cards there: the sort is the form's
         page.get_by_label("Sort by").select_option("lapses")
     else:
@@ -204,12 +222,24 @@ def test_the_browser_as_a_tool(person, alice, small_deck, live_server):
     no_sideways_scroll(page)
 
     page.locator("#pick-all").check()
-    expect(page.locator("#bulk-count")).to_have_text("5 chosen")
+    expect(page.locator("#bulk-count")).to_have_text("6 chosen")
     page.get_by_label("Due in (days)").fill("3")
     page.get_by_role("button", name="Reschedule").click()
-    expect(page.locator("#results .message-success")).to_have_text("5 cards due in 3 days.")
+    expect(page.locator("#results .message-success")).to_have_text("6 cards due in 3 days.")
     page.on("dialog", lambda dialog: dialog.accept())
     page.locator("#pick-all").check()
     page.get_by_role("button", name=re.compile("^Forget")).click()
-    expect(page.locator("#results .message-success")).to_contain_text("5 cards forgotten")
+    expect(page.locator("#results .message-success")).to_contain_text("6 cards forgotten")
     assert not CardState.objects.filter(user=alice).exists()
+
+    own_box = table.locator(f'input[name=cards][value="{own.pk}"]')
+    own_box.tap() if page.size == "phone" else own_box.check()
+    page.get_by_label("Tag your cards").fill("buffers")
+    page.get_by_role("button", name="Add tag").click()
+    expect(page.locator("#results .message-success")).to_have_text("1 card retagged.")
+    table.locator(f'input[name=cards][value="{own.pk}"]').check()
+    page.get_by_label("Move your cards to").select_option(other.slug)
+    page.get_by_role("button", name="Move", exact=True).click()
+    expect(page.locator("#results .message-success")).to_have_text("1 card moved to Elsewhere.")
+    own.refresh_from_db()
+    assert own.deck_id == other.pk and "buffers" in own.tags
