@@ -760,16 +760,19 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     # API: decks
     "api-deck-list": [
-        A("get", r("api-deck-list"), A_PUBLIC, secrets=lambda w: [DRAFT_TITLE], seen_by=("staff",))
+        A("get", r("api-deck-list"), A_PUBLIC, secrets=lambda w: [DRAFT_TITLE], seen_by=("staff",)),
+        A("get", r("api-deck-list"), A_PUBLIC, secrets=lambda w: [OWN_TITLE]),  # hers alone
     ],
     "api-deck-detail": [
         A("get", r("api-deck-detail", "ray-basics"), A_PUBLIC),
         A("get", r("api-deck-detail", "alice-draft"), A_DRAFT),
+        A("get", r("api-deck-detail", "own.slug"), E(OK, 404, 404, 404, 404), secrets=_own),
     ],
     # API: study
     "api-study-queue": [
         A("get", r("api-study-queue"), A_SELF),
         A("get", q(r("api-study-queue"), lambda w: "deck=alice-draft"), A_DRAFT_SELF),
+        A("get", q(r("api-study-queue"), lambda w: f"deck={w.own.slug}"), A_OWN, secrets=_own),
     ],
     "api-review-create": [
         A(
@@ -792,7 +795,9 @@ MATRIX: dict[str, list[Probe]] = {
     "api-card-state": [
         A("get", r("api-card-state", "card.pk"), A_SELF),
         A("get", r("api-card-state", "draft_card.pk"), A_DRAFT_SELF),
+        A("get", r("api-card-state", "own_card.pk"), A_OWN),
         A("patch", r("api-card-state", "card.pk"), A_SELF, lambda w: {"suspended": True}),
+        A("patch", r("api-card-state", "own_card.pk"), A_OWN, lambda w: {"suspended": True}),
         A(
             "patch",
             r("api-card-state", "draft_card.pk"),
@@ -800,7 +805,10 @@ MATRIX: dict[str, list[Probe]] = {
             lambda w: {"suspended": True},
         ),  # fmt: skip
     ],
-    "api-card-search": [A("get", r("api-card-search"), A_SELF)],
+    "api-card-search": [
+        A("get", r("api-card-search"), A_SELF),
+        A("get", q(r("api-card-search"), lambda w: "q=nebula"), A_SELF, secrets=_own),
+    ],
     # API: quizzes
     "api-quiz-list": [A("get", r("api-quiz-list"), A_PUBLIC)],
     "api-quiz-detail": [
