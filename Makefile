@@ -18,13 +18,13 @@ TEST_WORKERS ?= 2
 	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
 	bench-exercises bench-browser sandbox
 
-# The rllib and fit extras too (ray[rllib]; fsrs's optimizer with pandas and tqdm; torch==2.13.0
-# pinned: pip takes its CPU wheel here), so the RLlib PPO demo runs and the worker fits each
-# learner's memory model from the first `make run`.
+# The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
+# bench/fsrs_compare.py and bench/plan_sim.py; torch==2.13.0 pinned: pip takes its CPU wheel
+# here), so the RLlib PPO demo runs from the first `make run` and the benches run as they are.
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev,rllib,fit]'
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev,rllib,bench]'
 	touch $(STAMP)
 
 install: $(STAMP) sandbox

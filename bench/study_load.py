@@ -118,9 +118,9 @@ def seed(users: int, cards: int, logs: int) -> None:
         )
         cur.execute(
             f"INSERT INTO {Profile._meta.db_table} (user_id, time_zone, new_cards_per_day,"
-            " reviews_per_day, target_recall, leech_threshold, extra_new_cards)"
+            " reviews_per_day, target_recall, leech_threshold, extra_new_cards, interview_mode)"
             " SELECT id, (ARRAY['UTC', 'Europe/Berlin', 'America/New_York',"
-            " 'Asia/Tokyo'])[1 + id %% 4], 20, 200, 90, 8, 0 FROM auth_user",
+            " 'Asia/Tokyo'])[1 + id %% 4], 20, 200, 90, 8, 0, true FROM auth_user",
             [],
         )
         cur.execute(

@@ -23,6 +23,7 @@ class ProfileSerializer(serializers.ModelSerializer):
             "new_cards_per_day",
             "reviews_per_day",
             "interview_date",
+            "interview_mode",
             "daily_budget_minutes",
             "target_recall",
         )
@@ -36,6 +37,10 @@ class ProfileSerializer(serializers.ModelSerializer):
                 "help_text": "Minutes a day for the interview plan, 1 to 600; null: 20."
             },  # fmt: skip
             "target_recall": {"help_text": "Percent of cards to recall on the day, 50 to 99."},
+            "interview_mode": {
+                "help_text": "While an interview date is set, the daily queue is the interview "
+                "scheduler's (true, the default) or SM-2's (false)."
+            },
         }
 
     def validate(self, attrs):

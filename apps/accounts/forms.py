@@ -9,6 +9,7 @@ from apps.accounts.usernames import username_skeleton
 from config.names import name_problem
 
 User = get_user_model()
+ISO_DATE = "%Y-%m-%d"  # what <input type="date"> reads and sends
 
 
 class SignUpForm(UserCreationForm):
@@ -86,11 +87,15 @@ class ProfileForm(forms.ModelForm):
             "new_cards_per_day",
             "reviews_per_day",
             "interview_date",
+            "interview_mode",
             "daily_budget_minutes",
             "target_recall",
             "leech_threshold",
         )
-        widgets = {"interview_date": forms.DateInput(attrs={"type": "date"})}
+        # <input type="date"> takes and gives ISO dates only ("2026-12-11"): a value in the
+        # site's en-gb format ("11/12/2026") shows as an empty field, and saving the form then
+        # deletes the date. The value is rendered as ISO whatever the locale.
+        widgets = {"interview_date": forms.DateInput(attrs={"type": "date"}, format=ISO_DATE)}
         help_texts = {
             "new_cards_per_day": "New cards introduced per day (0 to 500).",
             "reviews_per_day": "Most reviews shown per day (1 to 5000).",

@@ -13,13 +13,20 @@ def validate_time_zone(value: str) -> None:
 
 
 MAX_BUDGET_MINUTES = 600
+MAX_DAYS_AHEAD = 731  # two years: a plan further out is a typo (a wrong year), not a plan
 
 
 def interview_date_error(day: date, zone: zoneinfo.ZoneInfo, now: datetime | None = None) -> str:
-    """Why `day` cannot be an interview date ("" when it can): it must not be in the past."""
+    """Why `day` cannot be an interview date ("" when it can): it must be from today (the
+    learner's local today) to two years ahead."""
     today = (now or datetime.now(tz=zoneinfo.ZoneInfo("UTC"))).astimezone(zone).date()
     if day < today:
         return f"The interview date {day:%Y-%m-%d} is in the past; today is {today:%Y-%m-%d}."
+    if (day - today).days > MAX_DAYS_AHEAD:
+        return (
+            f"The interview date {day:%Y-%m-%d} is more than two years ahead; "
+            "pick a day within two years of today."
+        )
     return ""
 
 
@@ -48,6 +55,11 @@ class Profile(models.Model):
         blank=True,
         validators=[MinValueValidator(1), MaxValueValidator(MAX_BUDGET_MINUTES)],
         help_text=f"Minutes a day you can study for it (1 to {MAX_BUDGET_MINUTES}).",
+    )
+    interview_mode = models.BooleanField(
+        default=True,
+        help_text="While you have an interview date, plan each day's reviews for recall on the"
+        " day (turn it off to keep SM-2's daily queue).",
     )
     target_recall = models.PositiveSmallIntegerField(
         default=90,

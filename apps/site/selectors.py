@@ -21,7 +21,7 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import CARDS_IN_USE, Deck, Section
 from apps.quizzes.models import Attempt, Question, Quiz
-from apps.study import interview, progress, scheduler
+from apps.study import progress, scheduler
 from apps.study.models import CardState, ReviewLog, SectionProgress
 
 # --- stats -----------------------------------------------------------------------------------
@@ -346,22 +346,17 @@ class NextActions:
     others: list[Action]
 
 
-def interview_action(user, now: datetime | None = None) -> Action | None:
-    """The interview's step for today, from study's interview selectors (the one place the next
-    step asks them): the plan's cards left today beyond SM-2's due ones, which come first anyway;
-    None without a date or with nothing planned left. Inside `interview.one_plan()` the plan is
-    built once per request; with no interview date, no query beyond the profile."""
-    step = interview.next_step(user, now)
-    if step is None:
+def interview_action(line) -> Action | None:
+    """The interview's step for today from study's `interview.today_line()` (the one place the
+    next step asks the interview scheduler): today's cards left, which the one review queue
+    serves while interview mode is on; None with the mode off or with today's cards done. No
+    query."""
+    if line is None or not line.cards_today:
         return None
-    left = len(interview.planned_today(user, now))
-    if not left:
-        return None
-    when = (
-        "today" if step["days"] == 0 else f"in {step['days']} day{'s' if step['days'] != 1 else ''}"
-    )
+    days, left = line.days_until, line.cards_today
+    when = "today" if days == 0 else f"in {days} day{'s' if days != 1 else ''}"
     label = f"Study {left} card{'s' if left != 1 else ''} for your interview ({when})"
-    return Action("interview", label, reverse("study:plan"))
+    return Action("interview", label, reverse("study:review"))
 
 
 def next_actions(
@@ -370,6 +365,7 @@ def next_actions(
     paths: dict[int, DeckPath],
     *,
     interview: Action | None,
+    interview_mode: bool = False,
     has_plan: bool = False,
 ) -> NextActions:
     """The learner's next step, in this order: cards due today (SM-2 serves what is due), then
@@ -377,10 +373,13 @@ def next_actions(
     then new cards, then a knowledge check not passed yet; with nothing left, cram. `due` is
     due_counts()' {deck id: {"due": n, "new": n}}; `interview` is interview_action()'s, and with
     `has_plan` (an interview date ahead) and nothing planned left a link to the plan comes last.
-    No query."""
+    With `interview_mode` on the queue serves the interview scheduler's cards only, so SM-2's
+    due and new counts make no step of their own. No query."""
     actions: list[Action] = []
     due_total = sum(due.get(d.pk, {}).get("due", 0) for d in decks)
     new_total = sum(due.get(d.pk, {}).get("new", 0) for d in decks)
+    if interview_mode:
+        due_total = new_total = 0
     if due_total:
         actions.append(
             Action("due", f"Review {_cards(due_total)} due today", _review_url(decks, due, "due"))

@@ -19,12 +19,11 @@ from apps.exercises import selectors as exercise_selectors
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, charts, fitting, interview, progress, queue, tasks
+from apps.study import browse, charts, fitting, interview, progress, tasks
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
 
-@interview.one_plan()  # the interview's step and the plan counts: one plan
 def home(request: HttpRequest) -> HttpResponse:
     # The guided path is the lesson's: a learner's own decks are on the study page.
     decks = list(deck_selectors.deck_list(request.user).filter(owner=None))
@@ -45,15 +44,15 @@ def _study_state(user, decks: list) -> dict:
     for item in decks:
         item.due = item.study = counts.get(item.pk, {"due": 0, "new": 0})
         item.path = paths[item.pk]
-    step, date = selectors.interview_action(user), interview.next_step(user)
+    date, line = interview.next_step(user), interview.today_line(user)
     actions = selectors.next_actions(
-        decks, counts, paths, interview=step, has_plan=date is not None
-    )
-    return {"next": actions, "interview": date}
+        decks, counts, paths, interview=selectors.interview_action(line),
+        interview_mode=line is not None, has_plan=date is not None,
+    )  # fmt: skip
+    return {"next": actions, "interview": date, "line": line}
 
 
 @login_required
-@interview.one_plan()
 def study_index(request: HttpRequest) -> HttpResponse:
     """Study home: the one next step, each deck with what is due today, and the ways in."""
     decks = list(deck_selectors.deck_list(request.user))
@@ -62,15 +61,6 @@ def study_index(request: HttpRequest) -> HttpResponse:
         "due": sum(d.due["due"] for d in decks),
         "new": sum(d.due["new"] for d in decks),
     }
-    if profile_for(request.user).interview_date is not None:
-        # What the queue serves "for your interview" after the due and new cards, plus the plan's
-        # new cards it does not serve (past the daily new-card limit): the plan page's, as the
-        # review page's done screen says. One plan for both.
-        to_study = queue.queue(request.user)
-        ip = interview.interview_plan(request.user, to_study.now)
-        served = {item.card.pk for item in to_study.items if item.kind == "new"}
-        total["plan_new"] = sum(cid not in served for cid in ip.new_today) if ip else 0
-        total["plan"] = to_study.counts.get("plan", 0) + total["plan_new"]
     context |= {
         "decks": decks,
         "total": total,

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import profile_for
-from apps.study import browse, interview, queue, scheduler, selectors, services
+from apps.study import browse, interview, scheduler, selectors, services
 from apps.study.forms import BrowseForm
 from apps.study.serializers import (
     BrowseCardSerializer,
@@ -68,7 +68,7 @@ class QueueView(APIView):
             deck = selectors.visible_deck(request.user, slug)
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
-        whole = queue.queue(request.user, deck)
+        whole = interview.study_queue(request.user, deck)
         return Response(queue_data(whole, slug or None, limit=limit))
 
 

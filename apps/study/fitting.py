@@ -14,9 +14,10 @@ from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from apps.study import memory
+from apps.accounts.models import Profile, profile_for
+from apps.study import memory, services
 from apps.study.memory import MemoryModel, Review
-from apps.study.models import MemoryFit, ReviewLog
+from apps.study.models import MemoryFit, ReviewLog, StudyPlan
 
 CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calibration
 REFIT_GROWTH = 1.2  # refit once the learner has 20% more reviews than the last fit used
@@ -74,7 +75,8 @@ def calibration_and_fit_due(user) -> tuple[memory.Calibration | None, bool]:
         and _fit_due(row, len(reviews))
     )
     parameters, split, why = _calibration_choice(row)
-    result = memory.calibration(reviews, MemoryModel(parameters), split=split)
+    zone = profile_for(user).zone
+    result = memory.calibration(reviews, MemoryModel(parameters), split=split, zone=zone)
     if result is None or result.count < CALIBRATION_MIN_REVIEWS:
         return None, due
     if parameters is None:
@@ -134,7 +136,8 @@ def memory_fit_run(*, user_id: int) -> bool:
         # No review a day after the previous one: none will be scored before the next one,
         # so every review so far may train the held-out fit.
         split = memory.holdout_split(reviews) or now
-        parameters = memory.fit_parameters(reviews)
+        zone = Profile.objects.get_or_create(user_id=user_id)[0].zone
+        parameters = memory.fit_parameters(reviews, zone)
         # The full fit and the attempt are stored first, so a time limit in the second fit
         # keeps them and memory_fit_due waits for 20% more reviews instead of asking again on
         # every page. A first fit also gets its split with no held-out parameters (the stats
@@ -146,8 +149,12 @@ def memory_fit_run(*, user_id: int) -> bool:
         if parameters is None:
             row.update(holdout_parameters=[], holdout_split_at=split)
             return False
+        # The stored memories were worked out with the old parameters: again with the new ones,
+        # and the day's interview plan with them.
+        services.card_memories_fill(user_id=user_id)
+        StudyPlan.objects.filter(user_id=user_id).delete()
         training = [r for r in reviews if r.at < split]
-        holdout = memory.fit_parameters(training)
+        holdout = memory.fit_parameters(training, zone)
         row.update(holdout_parameters=list(holdout or ()), holdout_split_at=split)
         return True
     finally:

@@ -1,41 +1,57 @@
-"""The interview plan, Django side: a learner's cards, SM-2 states and reviews loaded in a fixed
-number of queries, handed to the pure memory model (`memory`) and planner (`plan`); plan-mode
-reviews; and the learner's readiness for the team pages. Fitting a learner's own parameters and
-scoring the model on held-out reviews is `apps.study.fitting`.
+"""Interview mode, Django side: the learner's cards and stored FSRS memories loaded in a fixed
+number of queries and handed to the pure interview scheduler (`apps.study.planner`); its plan
+kept for the day (`StudyPlan`); the queue it serves (`study_queue`); plan-mode reviews; and the
+one definition of readiness that the plan page, home and the team pages show.
 
-What the main queue uses: `planned_today` (the plan's cards "for your interview" today) and
-`deferred_today` (SM-2 due cards the plan says can wait until after the interview).
+Interview mode is on while a learner has an interview date, today or later, and has not turned
+the mode off (`Profile.interview_mode`). Then the day's queue is the scheduler's choice: which
+due cards, which new cards (past the daily new-card limit when the date needs them) and which
+extra reviews, within the daily budget (`Profile.daily_budget_minutes`), until the predicted
+recall on the day reaches the learner's target (`Profile.target_recall`; the rest of the budget
+is theirs); SM-2's due cards it does not choose wait. SM-2 stays the scheduler of every other
+learner, and of this one after the date or once the mode is off.
 
-Plan mode: a planned card that SM-2 makes due (or a new card) is graded as a normal review; one
-that is not due yet is graded in plan mode, which records a ReviewLog of kind "plan" (the memory
-model learns from it) and leaves the SM-2 schedule exactly as it was, like cram does, so the
-"not due -> 409" rule of the queue and the API stands.
+How a card studied in interview mode continues under SM-2: a card SM-2 makes due (or a new one)
+is graded as SM-2's normal review, so its SM-2 schedule moves on as if SM-2 had shown it that
+day; a card SM-2 has not made due is graded in plan mode (a ReviewLog of kind "plan"): its FSRS
+memory learns from it and its SM-2 schedule stays exactly as it was, so the "not due -> 409"
+rule stands. A due card that waited is still due in SM-2 when SM-2 resumes. Every review, of
+either kind, updates the card's FSRS memory in its own transaction (`services.memory_review`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
+import statistics
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
-from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
+from django.db.models import Count, DateField, F, FloatField, Func, IntegerField, Sum, Value
+from django.db.models.functions import Cast, Greatest, Power
 from django.utils import timezone
 
 from apps.accounts.models import Profile, profile_for
-from apps.decks.models import Card
-from apps.study import plan, scheduler, services
-from apps.study.memory import MemoryModel, Review
-from apps.study.models import SCHEDULE_FIELDS, CardState, MemoryFit, ReviewLog
+from apps.decks.models import Card, Deck, Section
+from apps.study import compiled_sql, planner, queue, scheduler, services
+from apps.study.memory import MemoryModel
+from apps.study.models import MEMORY_FIELDS, CardState, MemoryFit, ReviewLog, StudyPlan
+from apps.study.queue_sql import learner_states, new_cards
+from apps.study.scheduler import CardSchedule
 from config.errors import NotFound
 
 DEFAULT_BUDGET_MINUTES = 20
-NOON = plan.NOON
-# What no plan page reads of a card (the plan page shows the stored HTML): not loaded.
-CARD_UNREAD = ("front", "back", "why", "source", "tags", "updated_at", "section__summary",
-               "section__summary_html")  # fmt: skip
+DEFAULT_SECONDS_PER_REVIEW = 12.0
+MIN_TIMED_REVIEWS = 20
+# A duration outside this range is a learner who walked away (or a clock glitch), not a review.
+TIMED_RANGE_MS = (1_000, 300_000)
+TIMED_LOOKBACK = 200  # the median of the learner's last this-many timed reviews
+MORE_MINUTES = 10  # "what 10 more minutes a day would change"
+LATER_DAYS = 7  # "what a date a week later would change"
+# The unseen cards the plan looks at: as many as it could introduce (the budget times the days,
+# the what-ifs' too), at most this many.
+MAX_NEW_LOOKED_AT = 20_000
+PLAN_VERSION = "2"  # a change of what a stored plan holds rebuilds every one
 
 
 class NoInterviewDate(services.StudyError):
@@ -43,70 +59,127 @@ class NoInterviewDate(services.StudyError):
 
 
 class NoPlan(NotFound):
-    """No interview date is set (or it is past): there is no plan to show."""
+    """No interview date is set (or it is past), or interview mode is off: no plan to show."""
+
+
+def seconds_per_review(durations_ms) -> float:
+    """The learner's median seconds per review from their own timed reviews, or a default of 12 s
+    while fewer than 20 reviews were timed."""
+    low, high = TIMED_RANGE_MS
+    timed = [d for d in durations_ms if d is not None and low <= d <= high]
+    if len(timed) < MIN_TIMED_REVIEWS:
+        return DEFAULT_SECONDS_PER_REVIEW
+    return statistics.median(timed) / 1000
+
+
+def reviews_per_day(budget_minutes: int, seconds: float) -> int:
+    """How many reviews fit a daily budget of `budget_minutes` at `seconds` per review."""
+    return max(0, int(budget_minutes * 60 // max(seconds, 0.1)))
+
+
+def interview_active(profile: Profile, today: date) -> bool:
+    """Whether the interview scheduler makes this learner's queue today."""
+    return (
+        profile.interview_mode
+        and profile.interview_date is not None
+        and profile.interview_date >= today
+    )
+
+
+def _key(profile: Profile, today: date) -> str:
+    budget = profile.daily_budget_minutes or DEFAULT_BUDGET_MINUTES
+    return "|".join(
+        [PLAN_VERSION, str(today), str(profile.interview_date), str(budget),
+         str(profile.target_recall), profile.time_zone]
+    )  # fmt: skip
 
 
 @dataclass
 class InterviewPlan:
+    """A learner's plan for today as stored: today's cards and what the pages say of it."""
+
     interview_date: date
     today: date
-    plan: plan.Plan
-    seconds_per_review: float
-    budget_minutes: int
-    budget_is_default: bool
-    own_parameters: bool
-    cards: dict[int, Card]
-    section_titles: dict[str, str]
-    done_today: int
-    done_per_day: dict[date, int]
-    reviewed_today: set[int]
-    states: dict[int, CardState]
-    now: datetime
-    zone: object
+    cards: list[tuple[int, str]]  # today's cards, in order, with their kind
+    summary: dict
+    built_at: datetime
+    decks: list[int | None]  # today's cards' decks
 
-    def is_due(self, card_id: int) -> bool:
-        """Whether SM-2 lets the card be graded now (a new card always)."""
-        state = self.states.get(card_id)
-        return state is None or scheduler.is_due(state.schedule, self.now, self.zone)
-
-    def card_kind(self, card_id: int) -> str:
-        """What a planned card is to the learner: "new" (never seen), "due" (SM-2 makes it due
-        today) or "plan" (only the plan asks for it today)."""
-        if card_id not in self.states:
-            return "new"
-        return "due" if self.is_due(card_id) else "plan"
-
-    @property
-    def new_today(self) -> list[int]:
-        """Today's planned cards never seen, not yet reviewed today, in the plan's order."""
-        return [
-            cid
-            for cid in self.plan.days[0].cards
-            if cid not in self.states and cid not in self.reviewed_today
-        ]
+    def choice(self) -> queue.Chosen:
+        """Today's cards as the queue takes them."""
+        return queue.Chosen(
+            cards=[card_id for card_id, _ in self.cards], kinds=[kind for _, kind in self.cards],
+            decks=self.decks, waiting=self.summary["waiting"],
+        )  # fmt: skip
 
     @property
     def days_until(self) -> int:
         return (self.interview_date - self.today).days
 
-    @property
-    def today_cards(self) -> list[Card]:
-        """Today's planned cards not yet reviewed today, SM-2's due ones first; a card of a
-        reverse or cloze note reviewed today goes after the others, so a sibling shown right
-        after its note's other card does not give the answer away (none is left out: the plan
-        needs them all by the date)."""
-        left = [
-            self.cards[cid] for cid in self.plan.days[0].cards if cid not in self.reviewed_today
-        ]
-        studied = {
-            (card.deck_id, card.note_slug)
-            for cid in self.reviewed_today
-            if (card := self.cards.get(cid)) is not None and card.kind != Card.Kind.BASIC
-        }
-        return sorted(left, key=lambda card: (card.deck_id, card.note_slug) in studied)  # stable
+    def __getattr__(self, name):
+        """The summary's figures as attributes (`ip.per_day`, `ip.followed`), for templates."""
+        try:
+            return self.__dict__["summary"][name]
+        except KeyError:
+            raise AttributeError(name) from None
 
-    def sections(self, readiness: plan.Readiness) -> list[tuple[str, float]]:
-        return [(self.section_titles[key], r) for key, r in readiness.sections.items()]
+
+def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
+    """The learner's plan for their local today, None when interview mode is not on. One query
+    while the stored plan holds (the profile is the user's, loaded once); built afresh (eight
+    queries and the scheduler's work) at the day's first request, and when the date, budget,
+    target or zone changed (the worker drops it when it fits new parameters)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    today = scheduler.local_date(now, profile.zone)
+    if not interview_active(profile, today):
+        return None
+    key = _key(profile, today)
+    row = StudyPlan.objects.filter(user=user).first()
+    if row is None or row.key != key:
+        row = _build(user, profile, now, today, key)
+    return InterviewPlan(
+        interview_date=profile.interview_date,
+        today=today,
+        cards=[(entry[0], entry[1]) for entry in row.today],
+        decks=[entry[2] for entry in row.today],
+        summary=row.summary,
+        built_at=row.built_at,
+    )
+
+
+def today_choice(user, now: datetime | None = None) -> queue.Chosen | None:
+    """The scheduler's choice for today, as the queue takes it; None when SM-2 schedules. One
+    query while today's plan is stored (the profile is the user's), compiled once as the
+    queue's are (apps.study.compiled_sql)."""
+    now = now or timezone.now()
+    profile = profile_for(user)
+    today = scheduler.local_date(now, profile.zone)
+    if not interview_active(profile, today):
+        return None
+    key = _key(profile, today)
+    start = scheduler.day_start(now, profile.zone)
+    found = next(iter(compiled_sql.rows(
+        ("study-plan",),
+        lambda user_id, deck, start, end: StudyPlan.objects.filter(user=user_id).values_list(
+            "key", "today", "summary__waiting"
+        ),
+        user=user.pk, deck=None, start=start, end=start,
+    )), None)  # fmt: skip
+    if found is None or found[0] != key:
+        built = _build(user, profile, now, today, key)
+        found = (built.key, built.today, built.summary["waiting"])
+    _, cards, waiting = found
+    return queue.Chosen(
+        cards=[entry[0] for entry in cards], kinds=[entry[1] for entry in cards],
+        decks=[entry[2] for entry in cards], waiting=waiting,
+    )  # fmt: skip
+
+
+def study_queue(user, deck: Deck | None = None, **kwargs) -> queue.Queue:
+    """The learner's queue: the interview scheduler's choice while interview mode is on, else
+    SM-2's (`queue.queue` with the same arguments)."""
+    return queue.queue(user, deck, chosen=today_choice(user, kwargs.get("now")), **kwargs)
 
 
 def _model(user) -> tuple[MemoryModel, bool]:
@@ -114,121 +187,326 @@ def _model(user) -> tuple[MemoryModel, bool]:
     return MemoryModel(fit or None), bool(fit)
 
 
-# The plans built inside `one_plan()` blocks, by (user, local today); None outside them.
-_ONE_PLAN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("one_plan", default=None)
-
-
-@contextlib.contextmanager
-def one_plan():
-    """Within this block (or a function it decorates) a learner's plan is built once: every
-    `interview_plan`, `planned_today` and `deferred_today` of the same learner and local day
-    share the first one. For what one request reads (the queue, then what the page says of the
-    plan); nothing in the block may write what the plan is built from (a grade, a profile)."""
-    token = _ONE_PLAN.set({})
-    try:
-        yield
-    finally:
-        _ONE_PLAN.reset(token)
-
-
-def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
-    """The learner's plan from today to their interview date, or None without a date (or with a
-    date already past). Five queries whatever the number of cards and reviews: the profile, the
-    fitted parameters, the states, the cards and the reviews (inside `one_plan()`, none the
-    second time)."""
-    now = now or timezone.now()
-    profile = profile_for(user)
-    today = scheduler.local_date(now, profile.zone)
-    built = _ONE_PLAN.get()
-    if built is None:
-        return _interview_plan(user, profile, now, today)
-    key = (user.pk, today)
-    if key not in built:
-        built[key] = _interview_plan(user, profile, now, today)
-    return built[key]
-
-
-def _interview_plan(user, profile: Profile, now: datetime, today: date) -> InterviewPlan | None:
-    zone = profile.zone
-    if profile.interview_date is None or profile.interview_date < today:
-        return None
-    model, own = _model(user)
-    # What the plan and its pages read of a state and a card, no more: a learner's thousand
-    # cards' raw Markdown and timestamps were a good part of the plan's cost.
-    states = {
-        s.card_id: s
-        for s in CardState.objects.filter(user=user).only(
-            "card_id", "deck_id", "suspended", *SCHEDULE_FIELDS
-        )
-    }
-    cards = (
-        Card.objects.filter(deck__is_published=True).select_related("section").defer(*CARD_UNREAD)
-    )
-    decks = {s.deck_id for s in states.values()}
+def _decks(user, states: list) -> list[int]:
+    """The decks the plan covers: those the learner studies, or every published one at first."""
+    decks = sorted({deck_id for _, _, _, _, _, _, deck_id in states})
     if decks:
-        cards = cards.filter(deck_id__in=decks)
-    cards = {
-        c.pk: c for c in cards.order_by("deck_id", "section__order", "order", "id")
-        if not (c.pk in states and states[c.pk].suspended)
-    }  # fmt: skip
-    # The reviews as plain rows (a Review object per row cost more than the rest of the loop).
-    reviews = ReviewLog.objects.filter(user=user, undone_at=None).values_list(
-        "card_id", "grade", "reviewed_at", "duration_ms"
-    )
-    by_card: dict[int, list[tuple[int, int, datetime]]] = {}
-    start = scheduler.day_start(now, zone)
-    done_per_day: dict[date, int] = {}
-    reviewed_today: set[int] = set()
-    durations = []
-    for card_id, grade, at, duration_ms in reviews:
-        by_card.setdefault(card_id, []).append((card_id, grade, at))
-        durations.append(duration_ms)
-        day = scheduler.local_date(at, zone)
-        done_per_day[day] = done_per_day.get(day, 0) + 1
-        if at >= start:
-            reviewed_today.add(card_id)
-    seconds = plan.seconds_per_review(durations)
-    budget = profile.daily_budget_minutes or DEFAULT_BUDGET_MINUTES
-    titles = {}
-    plan_cards = []
-    for card in cards.values():
-        key = str(card.section_id)
-        titles[key] = card.section.title
-        state = states.get(card.pk)
-        plan_cards.append(
-            plan.PlanCard(
-                card_id=card.pk,
-                section=key,
-                memory=model.replayed(by_card.get(card.pk, ())),
-                schedule=state.schedule if state is not None else None,
-            )
+        return decks
+    return list(Deck.objects.filter(is_published=True).values_list("pk", flat=True))
+
+
+def _inputs(user, profile: Profile, now: datetime, today: date):
+    """What the scheduler needs, in six queries: the parameters, the states with their
+    memories, the first unseen cards, how many unseen cards each section has, today's reviews
+    and the learner's recent durations."""
+    model, own = _model(user)
+    zone = profile.zone
+    states = list(
+        learner_states(user, None).values_list(
+            "card_id", "stability", "difficulty", "memory_day", "due_at", "card__section_id",
+            "deck_id",
         )
-    done_today = done_per_day.get(today, 0)
-    result = plan.plan_build(
-        cards=plan_cards,
-        model=model,
-        today_start=start,
-        days_until=(profile.interview_date - today).days,
-        per_day=plan.reviews_per_day(budget, seconds),
-        target=profile.target_recall / 100,
-        done_today=done_today,
+    )  # fmt: skip
+    decks = _decks(user, states)
+    budget = profile.daily_budget_minutes or DEFAULT_BUDGET_MINUTES
+    recent = ReviewLog.objects.filter(user=user, undone_at=None, duration_ms__isnull=False)
+    durations = recent.order_by("-reviewed_at").values_list("duration_ms", flat=True)
+    seconds = seconds_per_review(durations[:TIMED_LOOKBACK])
+    per_day = min(planner.MAX_PER_DAY, reviews_per_day(budget, seconds))
+    days_until = (profile.interview_date - today).days
+    room = (per_day + reviews_per_day(MORE_MINUTES, seconds)) * (max(1, days_until) + LATER_DAYS)
+    unseen = new_cards(user, None).filter(deck_id__in=decks, retired_at=None)
+    # in the order the queue takes new cards (their ids: the lesson's order, by the cursor)
+    first = list(
+        unseen.order_by("id").values_list("pk", "section_id", "deck_id", "note_slug", "kind")[
+            : min(room, MAX_NEW_LOOKED_AT)
+        ]
     )
-    return InterviewPlan(
-        interview_date=profile.interview_date,
-        today=today,
-        plan=result,
-        seconds_per_review=seconds,
-        budget_minutes=budget,
-        budget_is_default=profile.daily_budget_minutes is None,
-        own_parameters=own,
-        cards=cards,
-        section_titles=titles,
-        done_today=done_today,
-        done_per_day=done_per_day,
-        reviewed_today=reviewed_today,
-        states=states,
-        now=now,
-        zone=zone,
+    per_section = dict(
+        unseen.order_by().values_list("section_id").annotate(n=Count("pk")).values_list(
+            "section_id", "n"
+        )
+    )  # fmt: skip
+    done_today = ReviewLog.objects.filter(
+        user=user, undone_at=None, reviewed_at__gte=scheduler.day_start(now, zone)
+    ).count()
+    items = []
+    for card_id, s, d, day, due_at, section_id, _deck in states:
+        due_day = (scheduler.local_date(due_at, zone) - today).days
+        if s is None:
+            items.append(planner.Item(card_id, str(section_id), due_day=due_day))
+        else:
+            last = (day - today).days
+            items.append(planner.Item(card_id, str(section_id), s, d, last, due_day))
+    new = [planner.Item(card_id, str(section_id)) for card_id, section_id, *_ in first]
+    notes = {
+        card_id: (deck, note) for card_id, _, deck, note, kind in first if kind != Card.Kind.BASIC
+    }
+    decks_of = {card_id: deck for card_id, _, deck, *_ in first}
+    decks_of |= {card_id: deck for card_id, *_, deck in states}
+    # A card with a state but no review (suspended then unsuspended, requeued): unseen too.
+    for item in items:
+        if not item.seen:
+            per_section[int(item.group)] = per_section.get(int(item.group), 0) + 1
+    return {
+        "model": model,
+        "own": own,
+        "items": [i for i in items if i.seen],
+        "new": [i for i in items if not i.seen] + new,
+        "unseen": {str(k): v for k, v in per_section.items()},
+        "notes": notes,
+        "decks": decks_of,
+        "per_day": per_day,
+        "seconds": seconds,
+        "budget": budget,
+        "done_today": done_today,
+        "days_until": days_until,
+    }
+
+
+def _build(user, profile: Profile, now: datetime, today: date, key: str) -> StudyPlan:
+    """Plan, review the plan, and store both (the same request a moment later, or another tab,
+    builds the same plan: the last one stored wins)."""
+    got = _inputs(user, profile, now, today)
+    common = {
+        "items": got["items"], "new": got["new"], "unseen": got["unseen"],
+        "parameters": got["model"].parameters, "days_until": got["days_until"],
+        "per_day": got["per_day"], "done_today": got["done_today"],
+        "target": profile.target_recall / 100,
+    }  # fmt: skip
+    extra = reviews_per_day(MORE_MINUTES, got["seconds"])
+    plan = planner.plan_build(**common, more_per_day=extra)
+    review = planner.plan_review(**common, extra_per_day=extra, later_days=LATER_DAYS, plan=plan)
+    choice = planner.study_today(plan)
+    summary = {
+        "per_day": plan.per_day,
+        "seconds_per_review": got["seconds"],
+        "budget_minutes": got["budget"],
+        "budget_is_default": profile.daily_budget_minutes is None,
+        "own_parameters": got["own"],
+        "target": profile.target_recall / 100,
+        "done_today": got["done_today"],
+        "days": [[len(d.items), d.due, d.new] for d in plan.days],
+        "now": plan.now.overall,
+        "followed": plan.followed.overall,
+        "sections_now": plan.now.groups,
+        "sections_followed": plan.followed.groups,
+        "total": len(got["items"]) + sum(got["unseen"].values()),
+        "waiting": len(choice.waiting),
+        "waiting_after": len(choice.waiting_after),
+        "more_time": review.more_time,
+        "more_minutes": MORE_MINUTES,
+        "later_date": review.later_date,
+        "later_days": LATER_DAYS,
+    }
+    # One new card of a reverse or cloze note a day, as SM-2's queue buries siblings: the others
+    # of today's come another day (seen right after, they would give its answer away).
+    introduced: set = set()
+    today_cards = []
+    for key_ in choice.items:
+        note = got["notes"].get(key_) if choice.kinds[key_] == "new" else None
+        if note is not None:
+            if note in introduced:
+                continue
+            introduced.add(note)
+        today_cards.append([key_, choice.kinds[key_], got["decks"].get(key_)])
+    values = {"key": key, "today": today_cards, "summary": summary, "built_at": timezone.now()}
+    try:
+        with transaction.atomic():
+            row, _ = StudyPlan.objects.update_or_create(user=user, defaults=values)
+    except IntegrityError:  # another request stored its plan first: the same inputs
+        row = StudyPlan.objects.get(user=user)
+    return row
+
+
+def plan_review_record(
+    *,
+    user,
+    card: Card,
+    grade: int,
+    client_id: uuid.UUID | None = None,
+    duration_ms: int | None = None,
+    now: datetime | None = None,
+) -> tuple[ReviewLog, bool]:
+    """Grade a card the interview queue serves: a normal review when SM-2 lets it be graded
+    now, else a plan-mode review that logs the grade, updates the card's FSRS memory and leaves
+    its SM-2 schedule as it was. (log, created) as `services.review_record`; the same
+    client_id again replays the first log."""
+    profile = profile_for(user)
+    if profile.interview_date is None:
+        raise NoInterviewDate("no interview date is set; set one in your profile to plan for it")
+    grade = services.grade_check(grade)
+    now = now or timezone.now()
+    normal = {"user": user, "card": card, "grade": grade, "client_id": client_id,
+              "duration_ms": duration_ms, "now": now}  # fmt: skip
+    states = CardState.objects.filter(user=user, card=card)
+    due_at = states.values_list("due_at", flat=True).first()
+    if due_at is None or scheduler.is_due(CardSchedule(due_at=due_at), now, profile.zone):
+        return services.review_record(**normal)  # new, or due in SM-2: SM-2's own review
+    try:
+        with transaction.atomic():
+            services.learner_lock(user)  # as a grade: an undo in flight sees this log whole
+            row = states.select_for_update().get()
+            if row.suspended:
+                raise services.CardSuspended(
+                    f"card {card.slug} is suspended; unsuspend it to review it"
+                )
+            if scheduler.is_due(row.schedule, now, profile.zone):
+                log = None  # made due since (an undo, a requeue): SM-2's own review, below
+            else:
+                schedule = row.schedule.as_json()
+                log = ReviewLog(
+                    user=user,
+                    card=card,
+                    grade=grade,
+                    kind=ReviewLog.Kind.PLAN,
+                    reviewed_at=now,
+                    duration_ms=duration_ms,
+                    state_before=schedule,
+                    state_after=schedule,
+                    client_id=client_id,
+                )
+                services.memory_review(row, log, grade, now, profile.zone)
+                CardState.objects.filter(pk=row.pk).update(
+                    **{name: getattr(row, name) for name in MEMORY_FIELDS}
+                )
+                log.save(force_insert=True)
+    except IntegrityError:
+        replayed = services._replay(user, client_id, card, grade)
+        if replayed is None:
+            raise
+        return replayed, False
+    if log is None:
+        return services.review_record(**normal)
+    return log, True
+
+
+# --- readiness: the one definition the plan page, home and the team pages show ---------------
+
+
+class DaysSince(Func):
+    """Whole days from a date column to `day` (day - column), in SQL: PostgreSQL subtracts
+    dates, SQLite subtracts Julian day numbers."""
+
+    template = "(%(expressions)s)"
+    arg_joiner = " - "
+    output_field = IntegerField()
+
+    def __init__(self, day: date, column: str):
+        super().__init__(Value(day, output_field=DateField()), F(column))
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler, connection, template="CAST(julianday(%(expressions)s) AS INTEGER)",
+            arg_joiner=") - julianday(", **extra,
+        )  # fmt: skip
+
+
+def _recall_sums(days: dict[int, date], deck_id: int | None) -> dict[int, float]:
+    """Each learner's expected number of cards recalled on their `days` day, from the stored
+    memories (the FSRS curve in SQL, with their own decay), over the cards of `deck_id` or of
+    every published deck; suspended and retired cards left out. Two queries, and one more for
+    each other pair of day and decay among the learners."""
+    decay = dict.fromkeys(days, MemoryModel().decay)
+    fits = MemoryFit.objects.filter(user_id__in=list(days)).values_list("user_id", "parameters")
+    for uid, parameters in fits:
+        decay[uid] = MemoryModel(parameters or None).decay
+    groups: dict[tuple[date, float], list[int]] = {}
+    for uid, day in days.items():
+        groups.setdefault((day, decay[uid]), []).append(uid)
+    out = dict.fromkeys(days, 0.0)
+    for (day, d), uids in groups.items():
+        factor = 0.9 ** (-1 / d) - 1
+        elapsed = Greatest(DaysSince(day, "memory_day"), Value(0))
+        curve = Power(
+            Value(1.0) + Value(factor) * Cast(elapsed, FloatField()) / F("stability"),
+            Value(-d),
+        )
+        states = CardState.objects.filter(
+            user_id__in=uids, suspended=False, card__retired_at=None, stability__isnull=False
+        )
+        if deck_id is not None:
+            states = states.filter(deck_id=deck_id)
+        else:
+            states = states.filter(deck__is_published=True)
+        rows = states.order_by().values("user_id").annotate(total=Sum(curve))
+        out |= {row["user_id"]: float(row["total"] or 0.0) for row in rows}
+    return out
+
+
+def recall_now(user, ip: InterviewPlan) -> float:
+    """The learner's predicted recall on the day if they study nothing more, from their cards'
+    memories as they are now (it moves with each review): the plan page's and home's figure.
+    Two queries."""
+    recalled = _recall_sums({user.pk: ip.interview_date}, None)[user.pk]
+    total = ip.summary.get("total") or 0
+    return min(1.0, recalled / total) if total else 0.0
+
+
+@dataclass(frozen=True)
+class Readiness:
+    interview_date: date | None
+    predicted_recall: float | None  # on the day, if nothing more is studied; None without a date
+
+
+def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int, Readiness]:
+    """Each user's interview date and predicted recall on the day if they study nothing more:
+    the expected share of the deck's `card_count` cards recalled on the day (`_recall_sums`,
+    the plan page's own figure over one deck). What the team dashboard, CSV and API show. One
+    query without a date among them, three with."""
+    ids = list(user_ids)
+    dates = dict(Profile.objects.filter(user_id__in=ids).values_list("user_id", "interview_date"))
+    planning = {uid: day for uid, day in dates.items() if day is not None}
+    sums = _recall_sums(planning, deck_id) if planning else {}
+    out = {}
+    for uid in ids:
+        if uid not in planning:
+            out[uid] = Readiness(dates.get(uid), None)
+            continue
+        share = min(1.0, sums.get(uid, 0.0) / card_count) if card_count else 0.0
+        out[uid] = Readiness(planning[uid], share)
+    return out
+
+
+@dataclass(frozen=True)
+class TodayLine:
+    """The plan in one line: what to do today, how ready on the day, and what would change it."""
+
+    cards_today: int
+    days_until: int
+    interview_date: date
+    now: float
+    followed: float
+    target: float
+    more_minutes: int
+    more_time: float
+    later_days: int
+    later_date: float
+    waiting: int
+
+
+def today_line(
+    user, now: datetime | None = None, ip: InterviewPlan | None = None
+) -> TodayLine | None:
+    """What the plan page and home say in one line; None when interview mode is not on. Four
+    queries while today's plan is stored: the plan (none when `ip` is given), what is left of
+    today's cards, and the recall on the day as the cards' memories are now (two)."""
+    ip = ip or interview_plan(user, now)
+    if ip is None:
+        return None
+    left = queue.queue(user, None, chosen=ip.choice(), now=now, size=0)
+    return TodayLine(
+        cards_today=left.total,
+        days_until=ip.days_until,
+        interview_date=ip.interview_date,
+        now=recall_now(user, ip),
+        followed=ip.followed,
+        target=ip.target,
+        more_minutes=ip.more_minutes,
+        more_time=ip.more_time,
+        later_days=ip.later_days,
+        later_date=ip.later_date,
+        waiting=left.counts.get("waiting", 0),
     )
 
 
@@ -243,111 +521,9 @@ def next_step(user, now: datetime | None = None) -> dict | None:
     return {"date": profile.interview_date, "days": days} if days >= 0 else None
 
 
-def planned_today(user, now: datetime | None = None) -> list[int]:
-    """The card ids the plan adds for today "for your interview", not yet reviewed today, in
-    the order to show them; [] without an interview date (or with one past). SM-2's due cards are
-    not in it (the queue shows them already); a new card the plan introduces may also be among
-    the queue's new cards, so the queue shows each card once. Five queries (`interview_plan`)."""
-    ip = interview_plan(user, now)
-    if ip is None:
-        return []
-    day = ip.plan.days[0]
-    due = set(day.cards[: day.due])
-    return [cid for cid in day.cards if cid not in due and cid not in ip.reviewed_today]
-
-
-def deferred_today(user, now: datetime | None = None) -> set[int]:
-    """SM-2's cards due today that the plan says can wait until after the interview: their
-    predicted recall on the day is at or above the target already, so reviewing them now would
-    spend the budget where it is not needed. They stay due in SM-2. set() without a date."""
-    ip = interview_plan(user, now)
-    return set() if ip is None else set(ip.plan.deferred)
-
-
-def plan_review_record(
-    *,
-    user,
-    card: Card,
-    grade: int,
-    client_id: uuid.UUID | None = None,
-    duration_ms: int | None = None,
-    now: datetime | None = None,
-) -> tuple[ReviewLog, bool]:
-    """Grade a planned card: a normal review when SM-2 lets it be graded now, else a plan-mode
-    review that logs the grade and leaves the schedule as it was. (log, created) as
-    `services.review_record`; the same client_id again replays the first log."""
-    if profile_for(user).interview_date is None:
-        raise NoInterviewDate("no interview date is set; set one in your profile to plan for it")
-    grade = scheduler.check_grade(grade)
-    try:
-        return services.review_record(
-            user=user, card=card, grade=grade, client_id=client_id, duration_ms=duration_ms, now=now
-        )
-    except services.CardNotDue:
-        pass
-    try:
-        with transaction.atomic():
-            services.learner_lock(user)  # as a grade: an undo in flight sees this log whole
-            row = CardState.objects.select_for_update().get(user=user, card=card)
-            if row.suspended:
-                raise services.CardSuspended(
-                    f"card {card.slug} is suspended; unsuspend it to review it"
-                )
-            schedule = row.schedule.as_json()
-            log = ReviewLog.objects.create(
-                user=user,
-                card=card,
-                grade=grade,
-                kind=ReviewLog.Kind.PLAN,
-                reviewed_at=now or timezone.now(),
-                duration_ms=duration_ms,
-                state_before=schedule,
-                state_after=schedule,
-                client_id=client_id,
-            )
-    except IntegrityError:
-        replayed = services._replay(user, client_id, card, grade)
-        if replayed is None:
-            raise
-        return replayed, False
-    return log, True
-
-
-@dataclass(frozen=True)
-class Readiness:
-    interview_date: date | None
-    predicted_recall: float | None  # on the day, if nothing more is studied; None without a date
-
-
-def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int, Readiness]:
-    """Each user's interview date and predicted recall on the day if they study nothing more:
-    the predicted share of the deck's `card_count` cards recalled at noon of the interview day
-    (cards never reviewed count 0). The one definition the team dashboard, CSV and API show.
-    One query (the profiles), two when someone has a date (their reviews of the deck), whatever
-    the number of users and reviews."""
-    ids = list(user_ids)
-    profiles = {
-        uid: (day, zone)
-        for uid, day, zone in Profile.objects.filter(user_id__in=ids).values_list(
-            "user_id", "interview_date", "time_zone"
-        )
-    }
-    out = {uid: Readiness(None, None) for uid in ids}
-    planning = [uid for uid, (day, _) in profiles.items() if day is not None]
-    if not planning:
-        return out
-    by_user: dict[int, dict[int, list[Review]]] = {}
-    logs = ReviewLog.objects.filter(
-        user_id__in=planning, undone_at=None, card__deck_id=deck_id
-    ).values_list("user_id", "card_id", "grade", "reviewed_at")
-    for uid, card_id, grade, at in logs:
-        by_user.setdefault(uid, {}).setdefault(card_id, []).append(Review(card_id, grade, at))
-    model = MemoryModel()
-    for uid in planning:
-        day, zone = profiles[uid]
-        noon = datetime.combine(day, datetime.min.time(), tzinfo=ZoneInfo(zone)) + NOON
-        recalled = sum(
-            model.recall(model.memory(history), noon) for history in by_user.get(uid, {}).values()
-        )
-        out[uid] = Readiness(day, min(1.0, recalled / card_count) if card_count else 0.0)
-    return out
+def sections_of(keys) -> dict[str, tuple[str, str]]:
+    """(title, slug) of each section by the plan's section keys (their ids as text). One
+    query."""
+    ids = [int(k) for k in keys if str(k).isdigit()]
+    rows = Section.objects.filter(pk__in=ids).values_list("pk", "title", "slug")
+    return {str(pk): (title, slug) for pk, title, slug in rows}

@@ -1,61 +1,65 @@
-"""The memory model: per card, the probability that a learner recalls it at a given moment, from
-the card's review history. Pure: no Django import.
+"""The memory model: per card, the probability that a learner recalls it on a given day. Pure: no
+Django import.
 
-It is FSRS (the `fsrs` package): each review updates the card's stability and difficulty, and
-retrievability R(t) = (1 + factor * t / S) ** -decay is the predicted probability of recall t whole
-days after the last review. SM-2 stays the scheduler of the daily queue; this model only predicts
-(and the interview planner in `apps.study.plan` plans with it).
+It is FSRS-6, computed by `fsrs-rs-python` (the Rust FSRS that Anki itself runs, and its
+optimizer; bench/README-fsrs.md compares it with the `fsrs` package on the same histories). A
+card's memory is its stability S (days), difficulty D (1..10) and the learner's local day of its
+last review; each review updates it (`MemoryModel.reviewed`), and the app stores it on the card
+state, so nothing replays a card's history to predict it. Retrievability
+R(t) = (1 + factor * t / S) ** -decay is the predicted probability of recall t whole days after
+the last review, days counted between the learner's local dates as Anki counts them.
 
 SM-2 grades 0..5 map to FSRS ratings: 0, 1 and 2 are Again (a lapse), 3 is Hard, 4 Good, 5 Easy.
 A review counts as recalled when its grade is 3 or more, SM-2's own line between pass and fail.
 
-The parameters are FSRS's defaults until `fit_parameters` has the learner's own (it needs the
-optional `fsrs[optimizer]` extra, i.e. torch, and at least `FIT_MIN_REVIEWS` reviews); without them
-the defaults are kept.
+The parameters are FSRS's defaults until `fit_parameters` has the learner's own (from at least
+`FIT_MIN_REVIEWS` reviews; the optimizer comes with fsrs-rs-python, nothing else to install).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, tzinfo
 
-import fsrs
+import fsrs_rs_python as fsrs_rs
+import numpy as np
 
-RATINGS = {
-    0: fsrs.Rating.Again,
-    1: fsrs.Rating.Again,
-    2: fsrs.Rating.Again,
-    3: fsrs.Rating.Hard,
-    4: fsrs.Rating.Good,
-    5: fsrs.Rating.Easy,
-}
+AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
+RATINGS = {0: AGAIN, 1: AGAIN, 2: AGAIN, 3: HARD, 4: GOOD, 5: EASY}
+RATING_NAMES = {AGAIN: "Again", HARD: "Hard", GOOD: "Good", EASY: "Easy"}
 PASS_GRADE = 3
-DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.Scheduler().parameters)
+DEFAULT_PARAMETERS: tuple[float, ...] = tuple(float(p) for p in fsrs_rs.DEFAULT_PARAMETERS)
 FIT_MIN_REVIEWS = 500
 # The share of the scored reviews (the most recent ones) that calibration holds out.
 HELD_OUT = 0.3
 # Log loss of a prediction of exactly 0 or 1 that turns out wrong is infinite.
 EPSILON = 1e-4
+# next_states wants a desired retention; the memory states it returns do not depend on it.
+_ANY_RETENTION = 0.9
 
 
-# Card memories memoised by MemoryModel.memory, at most this many (a 200-card learner holds
-# 180 of them, about 0.4 MB with the planner's memos: bench/README-plan-cost.md); when full the
-# memo starts afresh. Each web process holds its own, and an entry grows with the card's
-# history (about 3 KB at 20 reviews), so the cap keeps a process's memos near 15 MB: some 25
-# such learners at once, or 5 with a thousand cards; more only rebuild as before the memos.
-MEMO_SIZE = 5_000
-_MEMORIES: dict[tuple, fsrs.Card] = {}
-_moment = operator.itemgetter(2)
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """A card's FSRS memory after its last review: stability in days, difficulty 1..10, and the
+    learner's local date of that review."""
 
+    stability: float
+    difficulty: float
+    day: date
 
-@functools.lru_cache(maxsize=64)
-def _scheduler(parameters: tuple[float, ...]) -> fsrs.Scheduler:
-    """One fsrs scheduler per set of parameters (it holds no state between reviews)."""
-    return fsrs.Scheduler(parameters=parameters, enable_fuzzing=False)
+    def as_json(self) -> dict:
+        return {"stability": self.stability, "difficulty": self.difficulty, "day": str(self.day)}
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> Memory | None:
+        if not data:
+            return None
+        return cls(
+            float(data["stability"]), float(data["difficulty"]), date.fromisoformat(data["day"])
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,92 +76,107 @@ class Review:
         return self.grade >= PASS_GRADE
 
 
+@functools.lru_cache(maxsize=64)
+def _fsrs(parameters: tuple[float, ...]) -> fsrs_rs.FSRS:
+    """One Rust FSRS per set of parameters (it holds no state between calls)."""
+    return fsrs_rs.FSRS(list(parameters))
+
+
+def factor_of(decay: float) -> float:
+    """FSRS-6's factor: R(S) = 0.9 by definition of stability."""
+    return 0.9 ** (-1 / decay) - 1
+
+
+def retrievability(days, stability, decay: float):
+    """R after `days` whole days at `stability` (floats or numpy arrays alike)."""
+    days = np.maximum(days, 0) if isinstance(days, np.ndarray) else max(days, 0)
+    return (1 + factor_of(decay) * days / stability) ** -decay
+
+
 class MemoryModel:
-    """FSRS with one set of parameters (the defaults, or a learner's own)."""
+    """FSRS-6 with one set of parameters (the defaults, or a learner's own)."""
 
     def __init__(self, parameters: Sequence[float] | None = None):
-        self.parameters = tuple(parameters) if parameters else DEFAULT_PARAMETERS
-        self._scheduler = _scheduler(self.parameters)
+        self.parameters = tuple(float(p) for p in parameters) if parameters else DEFAULT_PARAMETERS
+        self._fsrs = _fsrs(self.parameters)
 
-    def memory(self, reviews: Iterable[Review], card_id: int = 0) -> fsrs.Card | None:
-        """The card's memory after `reviews` (any order; one card's; reviews at the same moment
-        in the order given), or None when never seen. See `replayed`."""
-        return self.replayed([(r.card_id, r.grade, r.at) for r in reviews])
+    @property
+    def decay(self) -> float:
+        return self.parameters[20]
 
-    def replayed(self, history: Iterable[tuple[int, int, datetime]]) -> fsrs.Card | None:
-        """`memory` from (card_id, grade, moment) rows, as the database gives them.
+    def reviewed(self, memory: Memory | None, grade: int, day: date) -> Memory:
+        """The memory after one more review with SM-2 `grade` on the learner's local `day` (a
+        review on the day of the last one is a same-day review: FSRS's short-term rule)."""
+        elapsed = 0 if memory is None else max(0, (day - memory.day).days)
+        state = None if memory is None else fsrs_rs.MemoryState(memory.stability, memory.difficulty)
+        states = self._fsrs.next_states(state, _ANY_RETENTION, elapsed)
+        after = (states.again, states.hard, states.good, states.easy)[RATINGS[grade] - 1].memory
+        return Memory(float(after.stability), float(after.difficulty), day)
 
-        Memoised on the parameters and the whole history (each review's card, grade and
-        moment), so a history seen before is not replayed through fsrs again: the plan is
-        rebuilt on every queue request and a grade changes one card's history only. The card
-        returned may be shared with other callers: never change it in place (fsrs itself
-        copies a card before reviewing it)."""
-        ordered = sorted(history, key=_moment)
-        if not ordered:
-            return None
-        # In UTC (two moments of one zone an hour apart across a DST fold compare equal in
-        # their zone, never in UTC); the database's UTC moments as they are.
-        key = (
-            self.parameters,
-            tuple([(c, g, at if at.tzinfo is UTC else at.astimezone(UTC)) for c, g, at in ordered]),
-        )
-        card = _MEMORIES.get(key)
-        if card is None:
-            for card_id, grade, at in ordered:
-                card = self.reviewed(card, grade, at, card_id=card_id)
-            if len(_MEMORIES) >= MEMO_SIZE:
-                _MEMORIES.clear()
-            _MEMORIES[key] = card
-        return card
+    def replayed(self, history: Iterable[tuple[int, date]]) -> Memory | None:
+        """The memory after (grade, local day) reviews in time order, or None without any. For
+        filling stored memories and for undoing a review made before they were stored; nothing
+        else replays a history."""
+        memory = None
+        for grade, day in history:
+            memory = self.reviewed(memory, grade, day)
+        return memory
 
-    def reviewed(
-        self, card: fsrs.Card | None, grade: int, at: datetime, card_id: int = 0
-    ) -> fsrs.Card:
-        """The memory after one more review with SM-2 `grade` at `at`."""
-        if card is None:
-            card = fsrs.Card(card_id=card_id or 1, due=_utc(at))
-        card, _ = self._scheduler.review_card(card, RATINGS[grade], review_datetime=_utc(at))
-        return card
-
-    def recall(self, card: fsrs.Card | None, at: datetime) -> float:
-        """Predicted probability of recall at `at`: 0 for a card never seen, else FSRS's
-        retrievability (whole days since the last review; a moment before it counts as 0 days)."""
-        if card is None:
+    def recall(self, memory: Memory | None, day: date) -> float:
+        """Predicted probability of recall on the learner's local `day`: 0 for a card never seen,
+        else retrievability after the whole days since the last review (0 before it)."""
+        if memory is None:
             return 0.0
-        return float(self._scheduler.get_card_retrievability(card, current_datetime=_utc(at)))
+        return float(retrievability((day - memory.day).days, memory.stability, self.decay))
 
-    def recall_after_days(self, stability: float, days: float) -> float:
-        """Retrievability `days` after a review that left the card at `stability`."""
-        return (1 + self._scheduler._FACTOR * max(0.0, days) / stability) ** self._scheduler._DECAY
+
+def local_day(moment: datetime, zone: tzinfo) -> date:
+    return moment.astimezone(zone).date()
 
 
 def optimizer_available() -> bool:
-    """Whether `fsrs.Optimizer` is the real one: fsrs replaces it by a stub that raises when any
-    of its extras (torch, pandas, tqdm) is missing, and torch alone (the rllib extra brings it)
-    is not enough."""
-    return hasattr(fsrs.Optimizer, "compute_optimal_parameters")
+    """Whether parameters can be fitted: always, the optimizer is part of fsrs-rs-python (kept
+    as a function for the callers that ask)."""
+    return True
 
 
-def fit_parameters(reviews: Sequence[Review]) -> tuple[float, ...] | None:
+def _fsrs_items(reviews: Sequence[Review], zone: tzinfo) -> list:
+    """The optimizer's training items as Anki makes them: per card, every prefix of its history
+    (in time order, days between local dates) that ends in a review a day or more after the
+    previous one."""
+    by_card: dict[int, list[Review]] = {}
+    for review in reviews:
+        by_card.setdefault(review.card_id, []).append(review)
+    items = []
+    for history in by_card.values():
+        history.sort(key=lambda r: r.at)
+        steps, previous = [], None
+        for review in history:
+            day = local_day(review.at, zone)
+            elapsed = 0 if previous is None else (day - previous).days
+            previous = day
+            steps.append(fsrs_rs.FSRSReview(RATINGS[review.grade], elapsed))
+            if len(steps) > 1 and elapsed > 0:
+                items.append(fsrs_rs.FSRSItem(list(steps)))
+    return items
+
+
+def fit_parameters(reviews: Sequence[Review], zone: tzinfo = UTC) -> tuple[float, ...] | None:
     """The learner's own FSRS parameters from their reviews, or None when they have fewer than
-    FIT_MIN_REVIEWS, too few for the optimizer to move off the defaults, or the optimizer (the
-    `fit` extra: torch, pandas, tqdm) is missing."""
-    if len(reviews) < FIT_MIN_REVIEWS or not optimizer_available():
+    FIT_MIN_REVIEWS or too few a day or more apart for the optimizer to move off the defaults."""
+    if len(reviews) < FIT_MIN_REVIEWS:
         return None
-    logs = [
-        fsrs.ReviewLog(
-            card_id=r.card_id,
-            rating=RATINGS[r.grade],
-            review_datetime=_utc(r.at),
-            review_duration=r.duration_ms,
-        )
-        for r in reviews
-    ]
-    fitted = tuple(float(p) for p in fsrs.Optimizer(logs).compute_optimal_parameters())
-    # The optimizer learns only from reviews in FSRS's Review state (not same-day learning
-    # steps) and hands back the defaults untouched while it has fewer than 512 of them: that is
+    items = _fsrs_items(reviews, zone)
+    if not items:
+        return None
+    fitted = tuple(float(p) for p in _fsrs(DEFAULT_PARAMETERS).compute_parameters(items))
+    # The optimizer hands back the defaults when the items are too few to learn from: that is
     # no fit, and the learner must not be told their own parameters are in use.
-    return None if fitted == DEFAULT_PARAMETERS else fitted
+    if all(
+        math.isclose(a, b, rel_tol=1e-6) for a, b in zip(fitted, DEFAULT_PARAMETERS, strict=True)
+    ):
+        return None
+    return fitted
 
 
 # Which parameters a calibration scored (`Calibration.model`).
@@ -227,6 +246,7 @@ def calibration(
     bins: int = 5,
     held_out: float = HELD_OUT,
     split: datetime | None = None,
+    zone: tzinfo = UTC,
 ) -> Calibration | None:
     """How well the model's predictions match the learner's outcomes. Every review is predicted
     from that card's earlier reviews only (never from itself or later ones); the score is taken on
@@ -234,7 +254,8 @@ def calibration(
     predicted as certain and tell nothing) at or after `split`, by default `holdout_split` (the
     most recent `held_out` share of them). A model fitted on reviews must be scored with the
     split its fit left out (`split=`): then it never saw the reviews it is scored on. None when
-    no review is scored."""
+    no review is scored. (A report of the model over the learner's whole history: it replays
+    it, on the stats page only.)"""
     cards = _qualifying(reviews)
     if split is None:
         split = holdout_split(
@@ -243,14 +264,15 @@ def calibration(
         if split is None:
             return None
     test: list[tuple[datetime, float, bool, float]] = []
-    for card_id, history in cards.items():
-        card = None
+    for history in cards.values():
+        memory = None
         for review, qualifies in history:
+            day = local_day(review.at, zone)
             if qualifies and review.at >= split:
-                p = model.recall(card, review.at)
-                elapsed = (review.at - card.last_review).days
-                test.append((review.at, p, review.recalled, elapsed / card.stability))
-            card = model.reviewed(card, review.grade, review.at, card_id=card_id)
+                p = model.recall(memory, day)
+                elapsed = (day - memory.day).days
+                test.append((review.at, p, review.recalled, elapsed / memory.stability))
+            memory = model.reviewed(memory, review.grade, day)
     if not test:
         return None
     test.sort(key=lambda s: s[0])
@@ -288,7 +310,3 @@ def _log_loss(pairs: Sequence[tuple[float, bool]]) -> float:
         p = min(1 - EPSILON, max(EPSILON, p))
         total -= math.log(p) if y else math.log(1 - p)
     return total / len(pairs)
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.astimezone(UTC)

@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from apps.study import scheduler
+from apps.study.memory import Memory
 from apps.study.scheduler import CardSchedule
 
 
@@ -35,6 +36,15 @@ class CardState(models.Model):
     # Set when a lapse brings `lapses` to the learner's leech threshold (Anki's "leech" tag);
     # cleared by an undo that takes the card back under it.
     leech = models.BooleanField(default=False)
+    # The card's FSRS memory (apps.study.memory), changed by every review of it (SM-2's, its
+    # re-drills and the interview's extra ones) in the same transaction as the review's log, and
+    # put back by undo: what the interview scheduler plans with, never replayed from the log.
+    # Empty while the card has never been reviewed.
+    stability = models.FloatField(null=True, blank=True, help_text="FSRS stability, in days.")
+    difficulty = models.FloatField(null=True, blank=True, help_text="FSRS difficulty, 1 to 10.")
+    memory_day = models.DateField(
+        null=True, blank=True, help_text="The learner's local day of the last review."
+    )
 
     class Meta:
         constraints = [
@@ -74,7 +84,20 @@ class CardState(models.Model):
         for name in SCHEDULE_FIELDS:
             setattr(self, name, getattr(schedule, name))
 
+    @property
+    def memory(self) -> Memory | None:
+        if self.stability is None or self.difficulty is None or self.memory_day is None:
+            return None
+        return Memory(self.stability, self.difficulty, self.memory_day)
 
+    def memory_apply(self, memory: Memory | None) -> None:
+        """Copy a memory onto this row (unsaved); None empties it."""
+        self.stability = memory.stability if memory else None
+        self.difficulty = memory.difficulty if memory else None
+        self.memory_day = memory.day if memory else None
+
+
+MEMORY_FIELDS = ["stability", "difficulty", "memory_day"]
 SCHEDULE_FIELDS = [
     "repetitions",
     "ease_factor",
@@ -115,6 +138,9 @@ class ReviewLog(models.Model):
     state_after = models.JSONField()
     client_id = models.UUIDField(null=True, blank=True)
     undone_at = models.DateTimeField(null=True, blank=True)
+    # The card's FSRS memory before this review, for undo: {} when it had none, null on a log
+    # made before memories were stored (undo then works it out from the card's other reviews).
+    memory_before = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -176,6 +202,25 @@ class MemoryFit(models.Model):
 
     def __str__(self) -> str:
         return f"FSRS parameters of {self.user} ({self.reviews} reviews)"
+
+
+class StudyPlan(models.Model):
+    """A learner's interview plan as the scheduler built it (apps.study.interview), kept for
+    their local day: today's choice of cards, which the queue serves, and what the plan page,
+    home and the team pages say of it. Built at the first request of a day that needs it and
+    again when `key` no longer matches (the date, budget, target, zone or mode changed, or the
+    day did); the worker deletes it when it fits new parameters."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    key = models.CharField(max_length=200, help_text="What the plan was built from.")
+    today = models.JSONField(default=list, help_text="Today's cards: [[card id, kind], ...].")
+    summary = models.JSONField(default=dict)
+    built_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"Interview plan of {self.user} ({self.key})"
 
 
 class SectionProgress(models.Model):

@@ -4,8 +4,7 @@ recall on the day per section and overall, now and if the plan is followed, and 
 
 Without an interview date (or with one already past) there is no plan: 404 with a sentence that
 says how to set one (`PATCH /api/me/profile/`). A read only: it changes nothing, and it does not
-ask the worker for a fit (the page does). Five queries for the plan plus the session's, whatever
-the number of cards and reviews.
+ask the worker for a fit (the page does).
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from apps.study import interview
 from config.api import ErrorSerializer
 
 NO_PLAN = (
-    "no interview date is set (or it is past), so there is no plan; "
-    'set one with PATCH /api/me/profile/ {"interview_date": "YYYY-MM-DD"}'
+    "no interview date is set (or it is past, or interview mode is off), so there is no plan; "
+    'set one with PATCH /api/me/profile/ {"interview_date": "YYYY-MM-DD", "interview_mode": true}'
 )
 
 
@@ -33,22 +32,28 @@ class PlanDaySerializer(serializers.Serializer):
     planned = serializers.IntegerField(
         help_text="Reviews the plan asks for on this day (today: those still to do)."
     )
-    due = serializers.IntegerField(help_text="How many of `planned` are SM-2's due cards.")
+    due = serializers.IntegerField(help_text="How many of `planned` SM-2 makes due by then.")
+    new = serializers.IntegerField(help_text="How many of `planned` are first sights.")
     done = serializers.IntegerField(help_text="Reviews done on this day (0 in the future).")
 
 
 class SectionRecallSerializer(serializers.Serializer):
     section = serializers.SlugField()
     title = serializers.CharField()
-    now = serializers.FloatField(help_text="Predicted recall on the day if nothing more is done.")
+    now = serializers.FloatField(help_text="Predicted recall on the day, as of the plan's making.")
     followed = serializers.FloatField(help_text="Predicted recall on the day, plan followed.")
 
 
 class RecallSerializer(serializers.Serializer):
     now = serializers.FloatField(
-        help_text="Predicted share of the cards recalled on the day if nothing more is studied."
+        help_text="Predicted share of the cards recalled on the day if nothing more is studied "
+        "(from the cards' memories as they are now)."
     )
     followed = serializers.FloatField(help_text="The same if the plan is followed.")
+    more_time = serializers.FloatField(help_text="Followed, with `more_minutes` more a day.")
+    more_minutes = serializers.IntegerField()
+    later_date = serializers.FloatField(help_text="Followed, with the date `later_days` later.")
+    later_days = serializers.IntegerField()
     sections = SectionRecallSerializer(many=True)
 
 
@@ -71,63 +76,61 @@ class PlanSerializer(serializers.Serializer):
     shortfall = serializers.FloatField(
         help_text="How far (0 to 1) the followed plan's recall falls short of the target."
     )
-    short_sections = serializers.ListField(
-        child=serializers.SlugField(),
-        help_text="Sections predicted below the target if the plan is followed, weakest first.",
-    )
     today_cards = serializers.ListField(
         child=serializers.IntegerField(),
-        help_text="Card ids the plan has for today, not yet reviewed today, in order: SM-2's "
-        "due ones first, then the plan's own for the interview (those the main queue shows as "
-        '"for your interview").',
+        help_text="Card ids the interview scheduler chose for today, not yet reviewed today, "
+        "in order: what GET /api/study/queue/ serves.",
     )
-    deferred_today = serializers.ListField(
-        child=serializers.IntegerField(),
-        help_text="Card ids SM-2 makes due today that the plan lets wait until after the "
-        "interview (predicted recall on the day already at the target). They stay due.",
+    waiting_today = serializers.IntegerField(
+        help_text="Cards SM-2 makes due today that the plan lets wait (they stay due)."
     )
 
 
-def plan_data(ip: interview.InterviewPlan) -> dict:
-    p = ip.plan
-    slugs = {str(card.section_id): card.section.slug for card in ip.cards.values()}
-    today_cards = [card.pk for card in ip.today_cards]
+def plan_data(user, ip: interview.InterviewPlan) -> dict:
+    summary = ip.summary
+    line = interview.today_line(user, ip=ip)
+    left = interview.study_queue(user)
+    sections = interview.sections_of(summary["sections_now"])
     days = []
-    for day in p.days:
-        when = ip.today + timedelta(days=day.day)
-        planned = len(today_cards) if day.day == 0 else len(day.cards)
-        due = sum(1 for cid in day.cards[: day.due] if day.day or cid not in ip.reviewed_today)
+    for n, (planned, due, new) in enumerate(summary["days"]):
+        when = ip.today + timedelta(days=n)
         days.append(
-            {"date": when, "planned": planned, "due": due, "done": ip.done_per_day.get(when, 0)}
-        )
+            {
+                "date": when, "planned": left.total if n == 0 else planned, "due": due,
+                "new": new, "done": 0 if n else summary["done_today"],
+            }
+        )  # fmt: skip
     return {
         "interview_date": ip.interview_date,
         "today": ip.today,
         "days_until": ip.days_until,
-        "target": p.target,
-        "budget_minutes": ip.budget_minutes,
-        "budget_is_default": ip.budget_is_default,
-        "seconds_per_review": round(ip.seconds_per_review, 2),
-        "reviews_per_day": p.per_day,
-        "own_parameters": ip.own_parameters,
+        "target": summary["target"],
+        "budget_minutes": summary["budget_minutes"],
+        "budget_is_default": summary["budget_is_default"],
+        "seconds_per_review": round(summary["seconds_per_review"], 2),
+        "reviews_per_day": summary["per_day"],
+        "own_parameters": summary["own_parameters"],
         "days": days,
         "recall": {
-            "now": p.now.overall,
-            "followed": p.followed.overall,
+            "now": line.now,
+            "followed": line.followed,
+            "more_time": line.more_time,
+            "more_minutes": line.more_minutes,
+            "later_date": line.later_date,
+            "later_days": line.later_days,
             "sections": [
                 {
-                    "section": slugs[key],
-                    "title": ip.section_titles[key],
+                    "section": sections.get(key, ("", key))[1],
+                    "title": sections.get(key, ("", ""))[0],
                     "now": now,
-                    "followed": p.followed.sections[key],
+                    "followed": summary["sections_followed"][key],
                 }
-                for key, now in p.now.sections.items()
+                for key, now in summary["sections_now"].items()
             ],
         },
-        "shortfall": p.shortfall,
-        "short_sections": [slugs[key] for key, _ in p.short_sections],
-        "today_cards": today_cards,
-        "deferred_today": sorted(p.deferred),
+        "shortfall": max(0.0, summary["target"] - line.followed),
+        "today_cards": [item.card.pk for item in left.items],
+        "waiting_today": left.counts.get("waiting", 0),
     }
 
 
@@ -138,10 +141,10 @@ class PlanView(APIView):
         description=(
             "From today to your interview date: the reviews planned and done per day, the "
             "predicted recall on the day (overall and per section) now and if the plan is "
-            "followed, the shortfall against your target and the sections that suffer, and "
-            "today's planned and deferred cards. Recomputed on each request from your reviews; "
-            "changes nothing. Without an interview date (or with one past) there is no plan: "
-            "404 saying how to set one."
+            "followed, what 10 more minutes a day or a date a week later would change, and "
+            "today's cards. Made at your day's first request (again when your date, budget, "
+            "target or time zone changes); changes nothing. Without an interview date (or "
+            "with one past, or interview mode off) there is no plan: 404 saying how to get one."
         ),
         responses={
             200: PlanSerializer,
@@ -152,7 +155,7 @@ class PlanView(APIView):
         ip = interview.interview_plan(request.user)
         if ip is None:
             raise interview.NoPlan(NO_PLAN)
-        return Response(PlanSerializer(plan_data(ip)).data)
+        return Response(PlanSerializer(plan_data(request.user, ip)).data)
 
 
 urlpatterns = [path("study/plan/", PlanView.as_view(), name="api-study-plan")]

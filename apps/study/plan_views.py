@@ -1,48 +1,64 @@
-"""The interview plan page: the plan per day, predicted recall on the day, and today's planned
-cards to review (one view for the page and its htmx fragment)."""
+"""The interview plan page: today's line, the plan per day, predicted recall on the day per
+section, and what more time or a later date would change. Studying happens in the one queue
+(the review page), which serves the plan's cards while interview mode is on."""
 
 from __future__ import annotations
 
-import time
-import uuid
 from datetime import timedelta
 
-from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
-from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
-from apps.study import charts, interview, scheduler, selectors, services, tasks
-from apps.study.views import BUTTONS, _duration
+from apps.accounts.models import profile_for
+from apps.study import charts, interview, scheduler, tasks
+from apps.study.models import ReviewLog
 
 PAST_DAYS = 7
 
 
-class PlanReviewForm(forms.Form):
-    card = forms.IntegerField(min_value=1)
-    grade = forms.IntegerField(min_value=0, max_value=5)
-    client_id = forms.UUIDField(required=False)
-    shown_at = forms.CharField(required=False, max_length=20)
-
-
-def _context(request, notice: str = "") -> dict:
-    ip = interview.interview_plan(request.user)
-    context = {"ip": ip, "notice": notice, "plan_url": reverse("study:plan")}
+def _context(request) -> dict:
+    user = request.user
+    profile = profile_for(user)
+    today = profile.local_today()
+    context = {
+        "profile": profile,
+        "mode_off": profile.interview_date is not None
+        and profile.interview_date >= today
+        and not profile.interview_mode,
+    }
+    ip = interview.interview_plan(user)
     if ip is None:
         return context
-    tasks.memory_fit_enqueue(request.user)
-    p = ip.plan
-    days = [ip.today + timedelta(days=d) for d in range(-PAST_DAYS, len(p.days))]
-    planned = [0] * PAST_DAYS + [len(d.cards) for d in p.days]
-    planned[PAST_DAYS] = len(ip.today_cards)
-    done = [ip.done_per_day.get(day, 0) for day in days]
+    line = interview.today_line(user, ip=ip)
+    tasks.memory_fit_enqueue(user)
+    days = [ip.today + timedelta(days=d) for d in range(-PAST_DAYS, len(ip.summary["days"]))]
+    start = scheduler.day_start(ip.built_at, profile.zone) - timedelta(days=PAST_DAYS)
+    logs = ReviewLog.objects.filter(user=user, undone_at=None, reviewed_at__gte=start)
+    per_day = logs.annotate(day=TruncDate("reviewed_at", tzinfo=profile.zone)).order_by()
+    done_per_day = dict(per_day.values_list("day").annotate(n=Count("pk")).values_list("day", "n"))
+    planned = [0] * PAST_DAYS + [n for n, _due, _new in ip.summary["days"]]
+    planned[PAST_DAYS] = line.cards_today
+    done = [done_per_day.get(day, 0) for day in days]
     labels = ["today" if day == ip.today else day.strftime("%-d %b") for day in days]
+    titles = {
+        k: title for k, (title, _) in interview.sections_of(ip.summary["sections_now"]).items()
+    }
     sections = [
-        {"title": ip.section_titles[key], "now": now, "followed": p.followed.sections[key]}
-        for key, now in p.now.sections.items()
+        {
+            "title": titles.get(key, "?"),
+            "now": now,
+            "followed": ip.summary["sections_followed"][key],
+        }
+        for key, now in ip.summary["sections_now"].items()
     ]
+    sections.sort(key=lambda s: s["followed"])
+    target = ip.summary["target"]
     context |= {
+        "ip": ip,
+        "line": line,
         # A laptop's chart and a phone's (the page shows one); day labels counted from today.
         "charts": [
             (
@@ -61,53 +77,14 @@ def _context(request, notice: str = "") -> dict:
         ],  # fmt: skip
         "planned_total": sum(planned[PAST_DAYS:]),
         "sections": sections,
-        "short_sections": [(ip.section_titles[key], r) for key, r in p.short_sections[:3]],
-        "short_more": max(0, len(p.short_sections) - 3),
-        "shortfall_points": round(100 * p.shortfall),
+        "short_sections": [s for s in sections if s["followed"] < target][:3],
+        "shortfall_points": max(0, round(100 * (target - line.followed))),
     }
-    cards = ip.today_cards
-    if cards:
-        card = cards[0]
-        context |= {
-            "card": card,
-            "card_is_due": ip.is_due(card.pk),
-            "card_kind": ip.card_kind(card.pk),  # the eyebrow: "new", "due" or "plan"
-            "left_today": len(cards),
-            "buttons": [{"name": n, "grade": g, "key": k} for n, g, k in BUTTONS],
-            "client_id": uuid.uuid4(),
-            "shown_at": int(time.time() * 1000),
-        }
     return context
 
 
 @login_required
+@require_GET
 def plan_page(request):
-    """GET: the plan. POST: grade one of today's planned cards (a normal review when SM-2 lets
-    it be graded, else a plan-mode review that leaves its schedule alone) and show the plan
-    again, with the predicted recall on the day moved."""
-    notice = ""
-    if request.method == "POST":
-        form = PlanReviewForm(request.POST)
-        if not form.is_valid():
-            field, errors = next(iter(form.errors.items()))
-            notice = f"{field}: {errors[0]}"
-        else:
-            data = form.cleaned_data
-            card = selectors.visible_card(request.user, data["card"])
-            if card is None:
-                raise Http404("No such card.")
-            try:
-                interview.plan_review_record(
-                    user=request.user,
-                    card=card,
-                    grade=data["grade"],
-                    client_id=data["client_id"],
-                    duration_ms=_duration(data["shown_at"]),
-                )
-            except (scheduler.GradeError, services.StudyError) as exc:
-                notice = str(exc)
-        if not request.htmx:
-            return redirect("study:plan")
-    context = _context(request, notice)
-    template = "study/plan.html#plan" if request.htmx else "study/plan.html"
-    return render(request, template, context)
+    """The plan (GET only: reviews happen in the queue)."""
+    return render(request, "study/plan.html", _context(request))

@@ -1,15 +1,21 @@
 """The study queue, one definition for the review page, its htmx fragment, the API and the
 re-learn sets: what a learner should study now.
 
-In order: re-drills (cards failed or flagged today; not held back by the daily review limit),
-due cards (most overdue first) up to what is left of the day's review limit, new cards in lesson
-order up to what is left of the day's new-card limit, then the cards the interview plan asks for
-today that SM-2 has not made due ("for your interview", `apps.study.interview.planned_today`).
-"Today" is always the learner's local day (`profile.time_zone`).
+SM-2's queue, in order: re-drills (cards failed or flagged today; not held back by the daily
+review limit), due cards (most overdue first) up to what is left of the day's review limit, new
+cards in lesson order up to what is left of the day's new-card limit. "Today" is always the
+learner's local day (`profile.time_zone`).
+
+The interview scheduler's queue, when the caller passes its choice for today (`Chosen`; the
+caller is `apps.study.interview.study_queue`, this module imports nothing of the planner): the
+chosen cards not yet reviewed today, in the order chosen, each "due" (SM-2 makes it due), "new"
+or "plan" (for your interview: SM-2 has not made it due); SM-2's due cards it did not choose
+wait (`counts["waiting"]`), and SM-2's limits do not apply (the plan's budget does).
 
 Built from querysets on Django's public API (the lists and statements are in queue_sql.py). A
 fixed number of queries whatever the number of cards, states and planned cards (pinned by tests):
-the whole queue is one statement (a UNION of the lists), the next card two.
+the whole queue is one statement (a UNION of the lists), the next card two (the interview
+scheduler's: one for what is left, one for the next card).
 
 One exception to the public API, kept in apps/study/compiled_sql.py (one function): the next
 card's two statements and the whole queue's UNION are compiled to SQL once per shape and run
@@ -31,9 +37,10 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
 from apps.decks.selectors import visible_decks
-from apps.study import compiled_sql, interview, scheduler
+from apps.study import compiled_sql, scheduler
 from apps.study.models import CardState
 from apps.study.queue_sql import (
+    ChosenLists,
     QueueLists,
     card_models,
     count_row,
@@ -66,18 +73,33 @@ class QueueItem:
         return self.kind == FOR_INTERVIEW
 
 
+@dataclass(frozen=True)
+class Chosen:
+    """A scheduler's choice for today, as its caller passes it: card ids in the order to study
+    them, each with what it is and its deck (the queue leaves out those reviewed today,
+    suspended or no longer published), and how many of SM-2's due cards it lets wait."""
+
+    cards: list[int]
+    kinds: list[str] = field(default_factory=list)  # "due", "new" or "extra" (SM-2 not due)
+    decks: list[int | None] = field(default_factory=list)
+    waiting: int = 0
+    scheduler: str = "interview"
+
+
 @dataclass
 class Queue:
     """The items to study, in order; `counts` are the full lengths of each list even when only
-    the first `size` items were loaded ("plan" only for a learner with an interview date), and
-    "buried" (only when there are some) the new cards that wait for tomorrow because a card of
-    their note was reviewed today; they are in no list."""
+    the first `size` items were loaded, and "buried" (only when there are some) the new cards
+    that wait for tomorrow because a card of their note was reviewed today; they are in no list.
+    With the interview scheduler's choice the lists are "due", "new" and "plan", and "waiting"
+    counts SM-2's due cards it lets wait. `scheduler`: "sm2" or "interview"."""
 
     items: list[QueueItem]
     counts: dict[str, int]
     now: datetime
     zone: ZoneInfo
     limits: dict[str, int] = field(default_factory=dict)
+    scheduler: str = "sm2"
 
     @property
     def total(self) -> int:
@@ -91,28 +113,24 @@ class Queue:
 
 @dataclass(frozen=True)
 class _Shape:
-    """What one learner's queue depends on: the user and deck (ids), the local day's bounds and
-    the interview plan's cards for today (None without an interview date)."""
+    """What one learner's SM-2 queue depends on: the user and deck (ids), the local day's
+    bounds."""
 
     user: int
     deck: int | None
     start: datetime
     end: datetime
-    planned: list[int] | None
 
     def lists(self) -> QueueLists:
-        return QueueLists(self.user, self.deck, self.start, self.end, self.planned)
+        return QueueLists(self.user, self.deck, self.start, self.end)
 
 
 def _rows(key: tuple, shape: _Shape, build, *args) -> list:
     """The rows of the queryset `build(lists, *args)` gives for `shape`: from SQL compiled once
-    per `key` (apps.study.compiled_sql, the one exception to the public API), except for a
-    learner with an interview plan (the plan's card ids vary in number): the queryset itself."""
-    if shape.planned is not None:
-        return list(build(shape.lists(), *args))
+    per `key` (apps.study.compiled_sql, the one exception to the public API)."""
     return compiled_sql.rows(
         (*key, shape.deck is None),
-        lambda user, deck, start, end: build(QueueLists(user, deck, start, end, None), *args),
+        lambda user, deck, start, end: build(QueueLists(user, deck, start, end), *args),
         user=shape.user,
         deck=shape.deck,
         start=shape.start,
@@ -127,8 +145,10 @@ def queue(
     size: int | None = None,
     avoid: int | Card | None = None,
     now=None,
+    chosen: Chosen | None = None,
 ) -> Queue:
-    """The learner's queue, across all published decks or in one deck.
+    """The learner's queue, across all published decks or in one deck: SM-2's, or the cards a
+    scheduler chose for today when the caller passes its choice (`chosen`).
 
     Without `size`, every item (one statement). With `size`, the first `size` items with their
     sections, as the review page shows them (two queries, three when they come from both states
@@ -146,11 +166,14 @@ def queue(
     profile = profile_for(user)
     zone = profile.zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
+    if chosen is not None:
+        shape = _Shape(user.pk, deck.pk if deck else None, start, end)
+        today = scheduler.local_date(now, zone)
+        return _chosen_queue(
+            shape, today, chosen, size=size, avoid=avoid, note=note, now=now, zone=zone
+        )
     new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
-    planned = None
-    if profile.interview_date is not None:
-        planned = interview.planned_today(user, now)
-    shape = _Shape(user.pk, deck.pk if deck else None, start, end, planned)
+    shape = _Shape(user.pk, deck.pk if deck else None, start, end)
     if size is None:
         items, done = _whole(shape, profile.reviews_per_day, new_limit)
     else:
@@ -169,8 +192,6 @@ def queue(
             "new": min(done["new"], new_left),
         }
         items = _cut(items, counts)
-    if planned is not None:
-        counts["plan"] = done["plan"] if size is not None else len(_plan_items(items))
     if done["buried"]:
         counts["buried"] = done["buried"]
     if avoid and len(items) > 1:
@@ -204,10 +225,6 @@ def _spaced(items: list[QueueItem], note: tuple[int, str] | None) -> list[QueueI
     return items
 
 
-def _plan_items(items: list[QueueItem]) -> list[QueueItem]:
-    return [i for i in items if i.kind == FOR_INTERVIEW]
-
-
 def _cut(items: list[QueueItem], left: dict[str, int]) -> list[QueueItem]:
     taken = dict.fromkeys(KINDS, 0)
     out = []
@@ -219,12 +236,88 @@ def _cut(items: list[QueueItem], left: dict[str, int]) -> list[QueueItem]:
     return out
 
 
-def _planned_order(items: list[QueueItem], planned: list[int]) -> list[QueueItem]:
-    """The planned cards in the order the plan gives them, after SM-2's lists."""
-    rank = {card_id: i for i, card_id in enumerate(planned)}
-    sm2 = [i for i in items if i.kind != FOR_INTERVIEW]
-    plan = sorted(_plan_items(items), key=lambda i: rank.get(i.card.pk, len(rank)))
-    return sm2 + plan
+def _chosen_queue(shape: _Shape, today, chosen: Chosen, *, size, avoid, note, now, zone) -> Queue:
+    """The cards the scheduler chose for today that are left, in its order, each of the kind it
+    was chosen as: what is left in one query (`ChosenLists.done`), then the first `size` items
+    with their cards and sections (a query for states, one for new cards; `size=0`: the counts
+    only), or every item. A chosen card retired or unpublished since is left out. The next
+    card's statements are compiled once per shape, as SM-2's (apps.study.compiled_sql)."""
+    extra = {"today": (compiled_sql.SENTINEL_DAY, today)}
+    done = {
+        row[0]
+        for row in _chosen_rows(("chosen-done",), shape, extra, lambda lists, **_: lists.done())
+    }
+    entries = zip(chosen.cards, chosen.kinds or [], chosen.decks or [], strict=False)
+    kinds, left = {}, []
+    for card_id, kind, deck in entries:
+        if card_id in done or card_id in kinds:
+            continue
+        if shape.deck is not None and deck is not None and deck != shape.deck:
+            continue
+        kinds[card_id] = {"extra": FOR_INTERVIEW}.get(kind, kind)
+        left.append(card_id)
+    counts = dict.fromkeys(("due", "new", FOR_INTERVIEW), 0)
+    for card_id in left:
+        counts[kinds[card_id]] += 1
+    counts["waiting"] = chosen.waiting
+    if avoid and len(left) > 1:
+        left = [c for c in left if c != avoid] + [c for c in left if c == avoid]
+    wanted = left if size is None else left[: size + (SIBLING_WINDOW if note and size else 0)]
+    by_state, by_card = {}, {}
+    if size is None:  # every item, as plain values (what the API shows), compiled afresh
+        states, cards = ChosenLists(shape.user, shape.deck, today).whole(wanted)
+        for card_id, slug, front, back, deck_id, note, pk, *state in states:
+            card = QueueCard(card_id, slug, front, back, deck_id, note)
+            by_state[card_id] = (card, QueueState(pk, *state))
+        for row in cards if any(kinds[c] == "new" for c in wanted) else ():
+            by_card[row[0]] = QueueCard(*row)
+    for kind, build, models in (
+        ("seen", lambda lists, ids: lists.states(ids), state_models),
+        ("new", lambda lists, ids: lists.new(ids), card_models),
+    ):
+        ids = [c for c in wanted if (kinds[c] == "new") == (kind == "new")]
+        if not ids or size is None:
+            continue
+        marks = {f"id{n}": (compiled_sql.SENTINEL_ID - n, pk) for n, pk in enumerate(ids)}
+
+        def with_ids(lists, build=build, **given):
+            return build(lists, _ids_of(given))
+
+        rows = _chosen_rows(("chosen", kind, len(ids)), shape, extra | marks, with_ids)
+        for model in models(rows):
+            if kind == "new":
+                by_card[model.pk] = model
+            else:
+                by_state[model.card_id] = (model.card, model)
+    items = []
+    for card_id in wanted:
+        if card_id in by_state:
+            card, state = by_state[card_id]
+            items.append(QueueItem(card, state, kinds[card_id]))
+        elif card_id in by_card:
+            items.append(QueueItem(by_card[card_id], None, "new"))
+    items = _spaced(items, note)
+    if size is not None:
+        items = items[:size]
+    return Queue(items, counts, now, zone, {}, scheduler=chosen.scheduler)
+
+
+def _ids_of(given: dict) -> list:
+    """The card ids among a compiled statement's parameters (id0, id1, ...), in order."""
+    return [given[f"id{n}"] for n in range(sum(1 for name in given if name.startswith("id")))]
+
+
+def _chosen_rows(key: tuple, shape: _Shape, extra: dict, build) -> list:
+    """The rows of `build(ChosenLists, **extra values)` for the learner and deck of `shape`,
+    from SQL compiled once per key (`compiled_sql.rows`)."""
+
+    def queryset(user, deck, start, end, **given):
+        return build(ChosenLists(user, deck, given["today"]), **given)
+
+    return compiled_sql.rows(
+        key, queryset, user=shape.user, deck=shape.deck, start=shape.start, end=shape.end,
+        extra=extra,
+    )  # fmt: skip
 
 
 # --- the whole queue: one statement --------------------------------------------------------
@@ -268,7 +361,7 @@ def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
             continue
         card = QueueCard(card_id, slug, front, back, deck_id, note)
         items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))
-    return _planned_order(items, shape.planned or []), done
+    return items, done
 
 
 # --- the first items: the review page --------------------------------------------------------
@@ -279,8 +372,6 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     the first `target` items with their cards and sections."""
     key = ("first", reviews_per_day, new_limit)
     names = ["new_done", "reviews_done", "redrill", "due", "new", "buried"]
-    if shape.planned is not None:
-        names.append("plan")
     (row,) = _rows(key, shape, count_row, reviews_per_day, new_limit)
     done = {name: n or 0 for name, n in zip(names, row, strict=True)}  # a slice of 0: NULL
     new_left = max(0, new_limit - done["new_done"])
@@ -290,7 +381,6 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
         ("redrill", done["redrill"]),
         ("due", min(done["due"], reviews_left)),
         ("new", min(done["new"], new_left)),
-        ("plan", done.get("plan", 0)),
     ):
         wanted[kind] = min(n, target - sum(wanted.values()))
     if not any(wanted.values()):
@@ -308,12 +398,6 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     if wanted["new"]:
         rows = _rows(("new", wanted["new"]), shape, new_rows, wanted["new"])
         items += [QueueItem(card, None, "new") for card in card_models(rows)]
-    if wanted["plan"]:
-        lists = shape.lists()
-        rank = {card_id: i for i, card_id in enumerate(lists.planned)}
-        plan = list(lists.plan.select_related("card", "card__section"))
-        plan.sort(key=lambda s: rank.get(s.card_id, len(rank)))
-        items += [QueueItem(s.card, s, FOR_INTERVIEW) for s in plan[: wanted["plan"]]]
     return items, done
 
 
@@ -358,7 +442,10 @@ def queue_item(user, card: Card, now: datetime | None = None) -> QueueItem:
     state = CardState.objects.filter(user=user, card=card).first()
     if state is None:
         return QueueItem(card, None, "new")
-    start = scheduler.day_start(now, profile_for(user).zone)
+    zone = profile_for(user).zone
+    start = scheduler.day_start(now, zone)
+    if not scheduler.is_due(state.schedule, now, zone):
+        return QueueItem(card, state, FOR_INTERVIEW)  # only the interview serves it before
     seen_today = state.last_reviewed_at and state.last_reviewed_at >= start
     again = state.due_at >= start and (state.needs_redrill or seen_today)
     return QueueItem(card, state, "redrill" if again else "due")

@@ -1,6 +1,7 @@
 """The study queue's lists and statements as querysets on Django's public API: the one
 definition of what is due, new, a re-drill or planned today, for one learner, deck and day.
-`apps.study.queue` puts them in order and turns their rows into queue items."""
+`apps.study.queue` puts them in order and turns their rows into queue items. The interview
+scheduler's queue (`ChosenLists`) is the cards it chose, as its caller passes them."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from functools import cache, cached_property
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import (
+    BigAutoField,
     Case,
     CharField,
     Exists,
     F,
+    ForeignKey,
     IntegerField,
+    Lookup,
     OuterRef,
     Q,
     QuerySet,
@@ -100,14 +104,12 @@ def unburied(user, cards: QuerySet[Card], logs: QuerySet[ReviewLog]) -> QuerySet
 
 
 class QueueLists:
-    """The queue's lists as querysets, for one learner, deck and day, each built when first
-    asked for (the next card needs one or two of them). `planned`: the interview plan's cards
-    for today, None without an interview date (then `plan` is None too)."""
+    """SM-2's queue lists as querysets, for one learner, deck and day, each built when first
+    asked for (the next card needs one or two of them)."""
 
-    def __init__(self, user, deck, start: datetime, end: datetime, planned: list[int] | None):
+    def __init__(self, user, deck, start: datetime, end: datetime):
         self.user, self.deck, self.start, self.end = user, deck, start, end
         self.user_id = getattr(user, "pk", user)
-        self.has_plan, self.planned = planned is not None, planned or []
         # "Again today": cards flagged for a re-drill and cards failed earlier today. They come
         # first and are not held back by the daily review limit (a day's work is not done until
         # they pass). Both were made due today by today's review, so they lie in the index range
@@ -139,17 +141,73 @@ class QueueLists:
         return cards.filter(Exists(note_studied(self.logs)))
 
     @cached_property
-    def plan(self) -> QuerySet[CardState] | None:
-        if not self.has_plan:
-            return None
-        # SM-2's own lists already hold the planned cards it makes due and the new ones.
-        return learner_states(self.user, self.deck).filter(
-            card_id__in=self.planned, due_at__gte=self.end
-        )
-
-    @cached_property
     def logs(self) -> QuerySet[ReviewLog]:
         return day_logs(self.user, self.start)
+
+
+@ForeignKey.register_lookup
+@BigAutoField.register_lookup
+class AnyOf(Lookup):
+    """`field__any_of=ids`: the field is one of these ids, as one array parameter on PostgreSQL
+    (`= ANY(%s)`: psycopg binds a list of hundreds of ids as one value, where IN (...) costs it a
+    placeholder each, more than the rest of the whole queue's request) and IN elsewhere."""
+
+    lookup_name = "any_of"
+
+    def get_prep_lookup(self):
+        return [int(pk) for pk in self.rhs]
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        if connection.vendor == "postgresql":
+            return f"{lhs} = ANY(%s)", [*lhs_params, list(self.rhs)]
+        if not self.rhs:
+            return "1 = 0", list(lhs_params)
+        return f"{lhs} IN ({', '.join(['%s'] * len(self.rhs))})", [*lhs_params, *self.rhs]
+
+
+class ChosenLists:
+    """The interview scheduler's queue for one learner, deck and day. What is left of its
+    choice for today is the chosen cards less the learner's cards reviewed today (by any
+    review: their memory's day) or suspended, read without naming the chosen ones (`done`,
+    one statement whatever their number); `states` and `new` read the chosen cards themselves."""
+
+    def __init__(self, user, deck, today):
+        self.user, self.deck, self.today = user, deck, today
+
+    def done(self) -> QuerySet:
+        states = CardState.objects.filter(user=self.user)
+        done = states.filter(Q(memory_day=self.today) | Q(suspended=True))
+        return done.values_list("card_id")
+
+    def states(self, ids: list[int]) -> QuerySet:
+        """These chosen cards' states with their cards and sections, as state_rows gives them."""
+        states = learner_states(self.user, self.deck).filter(card_id__in=ids)
+        card = [f"card__{name}" for name in model_columns(Card)]
+        section = [f"card__section__{name}" for name in model_columns(Section)]
+        return states.values_list(*model_columns(CardState), *card, *section)
+
+    def whole(self, ids: list[int]) -> tuple[QuerySet, QuerySet]:
+        """These chosen cards as the whole queue shows them (plain values): the seen ones'
+        card and state columns, and the new ones' card columns."""
+        card = ("card_id", "card__slug", "card__front_html", "card__back_html", "deck_id",
+                "card__note_slug")  # fmt: skip
+        states = learner_states(self.user, self.deck).filter(card__any_of=ids)
+        cards = Card.objects.filter(
+            studied_decks(getattr(self.user, "pk", self.user)), pk__any_of=ids
+        )
+        if self.deck is not None:
+            cards = cards.filter(deck=self.deck)
+        new = ("pk", "slug", "front_html", "back_html", "deck_id", "note_slug")
+        return states.values_list(*card, "pk", *STATE_COLUMNS), cards.values_list(*new)
+
+    def new(self, ids: list[int]) -> QuerySet:
+        """These chosen cards (never seen) with their sections, as new_rows gives them."""
+        cards = Card.objects.filter(studied_decks(getattr(self.user, "pk", self.user)), pk__in=ids)
+        if self.deck is not None:
+            cards = cards.filter(deck=self.deck)
+        section = [f"section__{name}" for name in model_columns(Section)]
+        return cards.values_list(*model_columns(Card), *section)
 
 
 # The state columns the API shows, with their model fields (a typed NULL for a new card's row).
@@ -212,8 +270,6 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         new.annotate(**new_columns).values(*new_columns),
         get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
     ]
-    if lists.has_plan:
-        parts.append(of_states(3, lists.plan))
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
     return rows.values_list(*new_columns)
 
@@ -233,8 +289,6 @@ def count_row(lists: QueueLists, reviews_per_day: int, new_limit: int) -> QueryS
         "new": CountOf(lists.new.values("pk")[:new_limit]),
         "buried": CountOf(lists.buried.values("pk")),
     }
-    if lists.has_plan:
-        counts["plan"] = CountOf(lists.plan.values("pk"))
     user = get_user_model().objects.filter(pk=lists.user_id)
     return user.annotate(**counts).values_list(*counts)
 

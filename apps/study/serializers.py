@@ -108,6 +108,7 @@ def queue_data(queue, deck_slug: str | None, *, limit: int | None = None) -> dic
     items = queue.items if limit is None else queue.items[:limit]
     return {
         "deck": deck_slug,
+        "scheduler": queue.scheduler,
         "counts": queue.counts,
         "limits": queue.limits,
         "cards": [
@@ -129,8 +130,8 @@ class QueueCardSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="card.id")
     slug = serializers.CharField(source="card.slug")
     kind = serializers.CharField(
-        help_text='"redrill" (again today), "due", "new", or "plan": a card your interview plan'
-        " asks for today that SM-2 has not made due (after the others)."
+        help_text='"redrill" (again today), "due", "new", or "plan": a card the interview'
+        " scheduler asks for today that SM-2 has not made due."
     )
     for_interview = serializers.BooleanField(
         help_text='True for a "plan" card: grade it with for_interview=true (a review of kind'
@@ -146,12 +147,18 @@ class QueueCardSerializer(serializers.Serializer):
 
 class QueueSerializer(serializers.Serializer):
     deck = serializers.CharField(allow_null=True)
+    scheduler = serializers.ChoiceField(
+        choices=["sm2", "interview"],
+        help_text='Which scheduler chose these cards: "sm2", or "interview" while you have an'
+        " interview date and interview mode on (the interview scheduler's choice for today).",
+    )
     counts = serializers.DictField(
         child=serializers.IntegerField(),
         help_text="How many of each kind are left today (the whole queue, whatever the limit);"
-        ' "plan" only when you have an interview date; "buried" only when some new cards wait'
-        " for tomorrow because a card of their note (a reverse or cloze sibling) was reviewed"
-        " today (they are in no list, and the next new cards take their places).",
+        ' "buried" only when some new cards wait for tomorrow because a card of their note (a'
+        " reverse or cloze sibling) was reviewed today (they are in no list, and the next new"
+        ' cards take their places). In interview mode: "due", "new", "plan" and "waiting" (SM-2'
+        " due cards the interview does not need today: they wait, still due).",
     )
     limits = serializers.DictField(child=serializers.IntegerField())
     cards = QueueCardSerializer(many=True)

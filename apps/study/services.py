@@ -18,9 +18,12 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.study import scheduler
+from apps.study.memory import Memory, MemoryModel
 from apps.study.models import (
+    MEMORY_FIELDS,
     SCHEDULE_FIELDS,
     CardState,
+    MemoryFit,
     NewCardCursor,
     ReviewLog,
     SectionProgress,
@@ -138,10 +141,27 @@ def review_record(
     raise AssertionError("unreachable")
 
 
+def memory_model(user) -> MemoryModel:
+    """FSRS with the learner's own fitted parameters, or the defaults before a fit. One query."""
+    fit = MemoryFit.objects.filter(user=user).values_list("parameters", flat=True).first()
+    return MemoryModel(fit or None)
+
+
+def memory_review(row: CardState, log: ReviewLog, grade: int, now: datetime, zone) -> None:
+    """The FSRS memory a review leaves, onto the (unsaved) state row, and the memory before it
+    onto its (unsaved) log for undo: the one place a grade changes a card's memory, for SM-2's
+    reviews and the interview's alike."""
+    before = row.memory
+    log.memory_before = before.as_json() if before else {}
+    row.memory_apply(
+        memory_model(log.user).reviewed(before, grade, scheduler.local_date(now, zone))
+    )
+
+
 def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
-    """Save the locked row's new schedule in place (the row is locked: nothing else changed it
-    meanwhile, so no re-read) and insert the review's log."""
-    fields = [*SCHEDULE_FIELDS, "introduced_at", "leech"]
+    """Save the locked row's new schedule and memory in place (the row is locked: nothing else
+    changed it meanwhile, so no re-read) and insert the review's log."""
+    fields = [*SCHEDULE_FIELDS, *MEMORY_FIELDS, "introduced_at", "leech"]
     CardState.objects.filter(pk=row.pk).update(**{name: getattr(row, name) for name in fields})
     log.save(force_insert=True)
 
@@ -216,6 +236,7 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
         state_after=after.as_json(),
         client_id=client_id,
     )
+    memory_review(row, log, grade, now, zone)
     if created:
         row.save()
         _cursor_advance(user, card)
@@ -261,6 +282,7 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
     row = CardState.objects.select_for_update().filter(user=user, card_id=log.card_id).first()
     if row is None:
         return log
+    row.memory_apply(_memory_before(user, log))
     if log.state_before is None:
         row.delete()  # the review made the card known; undone, it is new again
         NewCardCursor.objects.filter(
@@ -274,6 +296,58 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
         row.introduced_at = None
     row.save()
     return log
+
+
+def _memory_before(user, log: ReviewLog) -> Memory | None:
+    """The card's memory before an undone review: from its log, or (a log made before memories
+    were stored) worked out from the card's reviews still standing, the one replay left."""
+    if log.memory_before is not None:
+        return Memory.from_json(log.memory_before)
+    zone = profile_for(user).zone
+    standing = ReviewLog.objects.filter(user=user, card_id=log.card_id, undone_at=None)
+    history = standing.order_by("reviewed_at", "id").values_list("grade", "reviewed_at")
+    return memory_model(user).replayed(
+        (grade, scheduler.local_date(at, zone)) for grade, at in history
+    )
+
+
+def card_memories_fill(*, user_id: int, models: dict | None = None, zone=None) -> int:
+    """Work out the stored FSRS memory of every card of one learner from their review log (not
+    undone reviews, in time order) with their parameters: the backfill for learners who reviewed
+    before memories were stored (migration 0008 and `manage.py study_memory_fill`) and the
+    worker's refresh after it fitted new parameters. Locks the learner's states first, so a
+    grade at the same time waits and is never overwritten. Returns how many states changed.
+    `models` lets the migration pass its historical models; `zone` its learner's zone."""
+    m = models or {
+        "CardState": CardState, "ReviewLog": ReviewLog, "MemoryFit": MemoryFit,
+    }  # fmt: skip
+    if zone is None:
+        from django.contrib.auth import get_user_model
+
+        zone = profile_for(get_user_model().objects.get(pk=user_id)).zone
+    fit = m["MemoryFit"].objects.filter(user_id=user_id).values_list("parameters", flat=True)
+    model = MemoryModel(fit.first() or None)
+    with transaction.atomic():
+        states = {
+            s.card_id: s for s in m["CardState"].objects.select_for_update().filter(user_id=user_id)
+        }
+        logs = m["ReviewLog"].objects.filter(user_id=user_id, undone_at=None)
+        by_card: dict[int, list] = {}
+        for card_id, grade, at in logs.order_by("reviewed_at", "id").values_list(
+            "card_id", "grade", "reviewed_at"
+        ):
+            by_card.setdefault(card_id, []).append((grade, scheduler.local_date(at, zone)))
+        changed = []
+        for card_id, row in states.items():
+            memory = model.replayed(by_card.get(card_id, ()))
+            fields = (row.stability, row.difficulty, row.memory_day)
+            row.stability = memory.stability if memory else None
+            row.difficulty = memory.difficulty if memory else None
+            row.memory_day = memory.day if memory else None
+            if (row.stability, row.difficulty, row.memory_day) != fields:
+                changed.append(row)
+        m["CardState"].objects.bulk_update(changed, MEMORY_FIELDS, batch_size=1000)
+    return len(changed)
 
 
 @transaction.atomic

@@ -81,8 +81,9 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
     """One sentence on why the card is in front of the learner now."""
     if item.for_interview:
         return (
-            "For your interview: your plan asks for it today although SM-2 has not made it due;"
-            " grading it logs the review and leaves its schedule as it is."
+            "For your interview: the interview scheduler asks for it today although SM-2 has"
+            " not made it due; grading it updates its memory and leaves its SM-2 schedule as it"
+            " is."
         )
     if item.kind == "new":
         return "New card: you have not studied it yet; it counts towards today's new cards."
@@ -105,7 +106,6 @@ def _card_ids(request) -> list[int]:
     return [int(pk) for pk in raw.split(",") if pk.isdigit() and len(pk) < 10][: queue.CARD_SET_MAX]
 
 
-@interview.one_plan()  # the queue and the done screen's plan_left: one plan
 def _review_context(
     request,
     deck: Deck | None,
@@ -125,7 +125,7 @@ def _review_context(
         avoid = avoid.pk if avoid is not None else None
         to_study = queue.card_set_queue(request.user, card_ids, avoid=avoid)
     else:
-        to_study = queue.queue(request.user, deck, size=1, avoid=avoid)
+        to_study = interview.study_queue(request.user, deck, size=1, avoid=avoid)
     item = item or to_study.next
     summary = today = None
     if done is None or item is None:
@@ -160,11 +160,6 @@ def _review_context(
     }
     if item is None:
         context["next_steps"] = selectors.next_steps(request.user, deck, to_study.now)
-        if not card_ids and profile_for(request.user).interview_date is not None:
-            # The queue served the plan's cards that have a schedule; what is left of today's
-            # plan are new cards it does not serve (past the daily new-card limit, or buried
-            # siblings), which the plan page introduces.
-            context["plan_left"] = len(interview.planned_today(request.user, to_study.now))
     if item is not None:
         now, zone = to_study.now, to_study.zone
         schedule = item.schedule or scheduler.new_state(now)

@@ -294,22 +294,8 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("study:cram", "alice-draft"), DRAFT_SELF),
     ],
     "study:stats": [P("get", r("study:stats"), SELF)],
-    "study:plan": [
-        P("get", r("study:plan"), SELF),
-        P(
-            "post",
-            r("study:plan"),
-            SELF,
-            lambda w: {"card": w.deck.cards.get(slug="ray-actor").pk, "grade": "4"},
-        ),
-        P(
-            "post",
-            r("study:plan"),
-            DRAFT_SELF,
-            lambda w: {"card": w.draft_card.pk, "grade": "4"},
-            shares=("staff",),
-        ),
-    ],  # fmt: skip
+    # GET only: the plan's cards are graded in the one queue (study:review)
+    "study:plan": [P("get", r("study:plan"), SELF)],
     "study:suspend": [
         P("post", r("study:suspend", "card.pk"), SELF),
         P("post", r("study:suspend", "draft_card.pk"), DRAFT_SELF),
@@ -1139,7 +1125,7 @@ MATRIX: dict[str, list[Probe]] = {
     "api-export-json": [A("get", r("api-export-json"), A_SELF, secrets=_alice_data)],
     "api-export-zip": [A("get", r("api-export-zip"), A_SELF)],
     # nobody in the world has an interview date, so every signed-in caller gets 404 "no plan";
-    # a plan is only ever the caller's own (tests/study/test_plan_api.py)
+    # a plan is only ever the caller's own (tests/study/test_interview_mode.py)
     "api-study-plan": [A("get", r("api-study-plan"), E(404, 404, 404, 404, DENY))],
     "api-profile": [
         A("get", r("api-profile"), A_SELF),

@@ -50,6 +50,9 @@ def test_the_same_figures_on_the_stats_page_and_the_dashboard(person, alice, sma
     details.locator("summary").click()
     expect(details).to_contain_text("0.5 × share of the deck's cards learned")
     page.screenshot(path=f"/tmp/ux-{page.size}-stats.png", full_page=True)
+    # every table scrolls inside its own box: the page itself never scrolls sideways
+    width = page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert member_row(page) == ("30%", "100%")
     expect(page.locator(".definitions")).to_contain_text("0 while no card is learned")
     width = page.locator(".member-table").evaluate("el => el.getBoundingClientRect().width")

@@ -138,21 +138,25 @@ def test_the_card_browser_is_found_says_when_nothing_matches_and_marks_hits(
     expect(page.locator("table")).to_contain_text("Good (4)")
 
 
-def test_the_interview_plans_card_takes_the_keyboard(page, alice, small_deck):
+def test_the_interview_queue_takes_the_keyboard(page, alice, small_deck):
+    """With a date, the plan page points at the one review queue, which serves the interview
+    scheduler's cards with the same keys as SM-2's."""
     page.set_viewport_size({"width": 1280, "height": 800})
     profile = profile_for(alice)
     profile.interview_date = profile.local_today() + timedelta(days=3)
     profile.save()
     log_in(page)
     page.goto("/study/plan/")
-    card = page.locator("#plan-card")
+    expect(page.locator("#plan-study")).to_have_attribute("href", "/study/review/")
+    page.goto("/study/review/")
+    expect(page.locator("#queue-scheduler")).to_have_text("interview mode")
+    card = page.locator("#review-card")
     first = card.get_attribute("data-card")
-    expect(card.locator(".key-hint").first).to_be_visible()
-    expect(page.locator(".keys")).to_contain_text("Space show answer")
+    expect(page.locator(".key-hint").first).to_be_visible()
     page.keyboard.press("Space")
     expect(page.locator("#review-back")).to_be_visible()
     page.keyboard.press("3")
-    expect(page.locator(f'#plan-card[data-card="{first}"]')).to_have_count(0)
+    expect(page.locator(f'#review-card[data-card="{first}"]')).to_have_count(0)
     assert CardState.objects.filter(user=alice, card_id=first, last_grade=4).exists()
 
 

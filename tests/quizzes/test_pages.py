@@ -200,6 +200,11 @@ def test_the_section_page_shows_its_checkpoints_and_links_its_knowledge_check(cl
     assert f'hx-post="/quizzes/checkpoints/checkpoint-core/{match.key}/"' in html
     assert html.count("<select") == 3
     assert reverse("quizzes:quiz", args=["core-check"]) in html
+    # practice, "not scored": no question says what it is worth
+    assert (
+        "not scored" in html
+        and " point" not in html.split('id="quiz-checkpoint-core"')[1].split("</section>")[0]
+    )
     # the other section has neither
     other = client.get("/decks/ray-basics/rllib/").content.decode()
     assert "Guided checkpoint" not in other

@@ -11,7 +11,7 @@ from apps.study.models import CardState, ReviewLog
 def reference_queue(user, deck=None, *, now):
     zone = profile_for(user).zone
     start, end = scheduler.day_start(now, zone), scheduler.day_end(now, zone)
-    lists = queue_sql.QueueLists(user, deck, start, end, None)
+    lists = queue_sql.QueueLists(user, deck, start, end)
     day = selectors.today(user, now)
     redrills = lists.redrills.select_related("card", "card__section")
     reviews = lists.reviews.select_related("card", "card__section")

@@ -160,9 +160,9 @@ def test_review_post_query_count_is_constant(
     # card lookup; a savepoint and its release (BEGIN/COMMIT outside tests); lock the learner
     # (grades and undos of one learner serialise), lock the state row, insert state, insert log
     # (a reused client_id is caught by the unique constraint, so no lookup first); a new card
-    # also moves the new-card cursor (insert-if-missing, conditional update). The profile is
-    # cached on the user.
-    with django_assert_num_queries(9):
+    # also moves the new-card cursor (insert-if-missing, conditional update); the learner's FSRS
+    # parameters for the memory update. The profile is cached on the user.
+    with django_assert_num_queries(10):
         response = as_alice.post(
             "/api/reviews/", {"card": task, "grade": 4, "client_id": str(uuid.uuid4())}
         )
@@ -171,8 +171,9 @@ def test_review_post_query_count_is_constant(
                   now=timezone.now() - timedelta(days=2))  # fmt: skip
     actor = card_id(small_deck, "ray-actor")
     # a due card: no cursor work, the state row updated instead of inserted, then the log's
-    # insert (on PostgreSQL these were one hand-written statement until issue 18: 5 then)
-    with django_assert_num_queries(7):
+    # insert (on PostgreSQL these were one hand-written statement until issue 18: 5 then), and
+    # the learner's FSRS parameters
+    with django_assert_num_queries(8):
         response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
 

@@ -204,3 +204,16 @@ def test_postgresql_search_uses_the_fulltext_index(alice, alice_world):
         cursor.execute("SET LOCAL enable_indexscan = off")
         plan = cards.explain()
     assert "card_fulltext_english" in plan
+
+
+def test_a_snippet_shows_the_cards_own_characters_not_their_entities(alice_client, alice_world):
+    """A back holding "a > b" reads so in the results, not as "&gt;" (escaped twice)."""
+    card = alice_world["ray-task"]
+    card.back, card.back_html = (
+        "Ray Core > Tasks: stateless",
+        "<p>Ray Core &gt; Tasks: stateless</p>",
+    )
+    card.save()
+    html = alice_client.get("/study/browse/?q=stateless").content.decode()
+    assert "Ray Core &gt; Tasks" in html  # one escape: the browser shows ">"
+    assert "&amp;gt;" not in html

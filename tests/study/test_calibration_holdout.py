@@ -2,7 +2,7 @@
 defaults, or the learner's parameters fitted by the worker on the reviews before the held-out
 split only (MemoryFit.holdout_parameters), never the full fit (the planner's), which has seen
 them. Parameters are stored in MemoryFit directly where the test is about which ones
-calibration picks, so it runs without the optimizer; the worker's own fit needs the `fit` extra."""
+calibration picks; the worker's own fit is fsrs-rs-python's optimizer."""
 
 import random
 from datetime import timedelta
@@ -23,8 +23,7 @@ pytestmark = pytest.mark.django_db
 
 STATS = "/study/stats/"
 NEEDS_OPTIMIZER = pytest.mark.skipif(
-    not memory.optimizer_available(),
-    reason="needs fsrs's optimizer: the `fit` extra (pip install -c constraints.txt -e '.[fit]')",
+    not memory.optimizer_available(), reason="fsrs-rs-python's optimizer is always there"
 )
 
 
@@ -212,7 +211,7 @@ def test_a_held_out_fit_cut_off_by_the_time_limit_keeps_the_full_fit(
     _history(alice, small_deck)
     fits = iter([tuple(FULL), SoftTimeLimitExceeded()])
 
-    def fit(reviews):
+    def fit(reviews, zone=None):
         step = next(fits)
         if isinstance(step, BaseException):
             raise step

@@ -59,15 +59,16 @@ def test_the_cached_sql_gives_what_the_queryset_gives(alice, bob, small_deck, wh
     assert connections[DEFAULT_DB_ALIAS].__dict__["_study_queue_sql"]  # it was used
 
 
-def test_a_learner_with_an_interview_plan_is_served_by_the_queryset(alice, small_deck):
-    """The plan's card ids vary in number: that queue is not cached, and still right."""
+def test_sm2s_queue_is_the_cached_one_whatever_the_date(alice, small_deck):
+    """SM-2's queue knows nothing of an interview date (the interview's choice comes from the
+    caller, `queue.Chosen`): with a date it is SM-2's, from the cached statements."""
     profile = profile_for(alice)
     profile.interview_date = (T0 + timedelta(days=10)).date()
     profile.save()
     connections[DEFAULT_DB_ALIAS].__dict__.pop("_study_queue_sql", None)
     q = queue.queue(alice, small_deck, now=T0)
-    assert "plan" in q.counts
-    assert not connections[DEFAULT_DB_ALIAS].__dict__.get("_study_queue_sql")
+    assert q.scheduler == "sm2" and "plan" not in q.counts
+    assert connections[DEFAULT_DB_ALIAS].__dict__.get("_study_queue_sql")
 
 
 def test_the_cache_is_one_statement_per_shape(alice, small_deck, django_assert_num_queries):

@@ -1,28 +1,10 @@
-"""The interview planner: from today to the interview date, which cards to review on which day so
-that the predicted recall on the day reaches a target within a daily budget. Pure: no Django
-import; the memory model is `apps.study.memory`, SM-2 is `apps.study.scheduler`.
-
-Days are numbered from the learner's local today (0) to the interview day (`days_until`); a
-review planned on day d is assumed to happen at noon of that day, and "on the day" means noon of
-the interview day. The plan is built in two passes:
-
-1. SM-2's reviews: every card SM-2 makes due before the interview, on its due day (projected
-   forward with Good reviews), most overdue first; what does not fit a day moves to the next.
-   A due card whose predicted recall on the day is already at or above the target is not needed
-   before the interview: the plan lets it wait (`Plan.deferred`; it stays due in SM-2, and SM-2
-   takes it up again after the date) and spends the budget on the cards that need it.
-2. For the interview: while the predicted share of cards recalled on the day is below the
-   target, the card with the lowest predicted recall on the day gets a review in the latest day
-   that still has room (so its last review falls close to the date), then the next lowest; a
-   card may get several such reviews over several passes, each one only if it raises the card's
-   predicted recall on the day.
-
-A planned review's outcome is not known in advance: the prediction follows the likelier outcome
-of each planned review (Good when the predicted recall at that moment is at least 1/2, else
-Again) and, for the card's last review before the interview, averages both outcomes weighted by
-their probability.
+"""The interview plan as it was before issue 24 (apps/study/plan.py and the py-fsrs memory model
+of apps/study/memory.py at 0df603f), kept verbatim for bench/plan_sim.py's "SM-2 with today's
+plan" column: SM-2's due and new cards first, the plan's extra reviews after them. Not the
+product's: the product's interview scheduler is apps/study/planner/.
 """
 
+# ruff: noqa
 from __future__ import annotations
 
 import math
@@ -31,10 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+import functools
+import operator
+
 import fsrs
 
 from apps.study import scheduler
-from apps.study.memory import MemoryModel
 from apps.study.scheduler import CardSchedule
 
 DEFAULT_SECONDS_PER_REVIEW = 12.0
@@ -364,3 +348,89 @@ def _best_slot(model, memory, days: list[int], seen_on: int | None, free: list[i
         if best is None or recall > best[2]:
             best = (day, trial, recall)
     return best
+
+
+# --- the memory model of the time (py-fsrs, each card replayed from its history) ---
+
+RATINGS = {
+    0: fsrs.Rating.Again,
+    1: fsrs.Rating.Again,
+    2: fsrs.Rating.Again,
+    3: fsrs.Rating.Hard,
+    4: fsrs.Rating.Good,
+    5: fsrs.Rating.Easy,
+}
+PASS_GRADE = 3
+DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.Scheduler().parameters)
+MEMO_SIZE_MEMORIES = 5_000
+_MEMORIES: dict[tuple, fsrs.Card] = {}
+_moment = operator.itemgetter(2)
+
+
+@functools.lru_cache(maxsize=64)
+def _scheduler(parameters: tuple[float, ...]) -> fsrs.Scheduler:
+    """One fsrs scheduler per set of parameters (it holds no state between reviews)."""
+    return fsrs.Scheduler(parameters=parameters, enable_fuzzing=False)
+
+
+class MemoryModel:
+    """FSRS with one set of parameters (the defaults, or a learner's own)."""
+
+    def __init__(self, parameters: Sequence[float] | None = None):
+        self.parameters = tuple(parameters) if parameters else DEFAULT_PARAMETERS
+        self._scheduler = _scheduler(self.parameters)
+
+    def memory(self, reviews: Iterable[Review], card_id: int = 0) -> fsrs.Card | None:
+        """The card's memory after `reviews` (any order; one card's; reviews at the same moment
+        in the order given), or None when never seen. See `replayed`."""
+        return self.replayed([(r.card_id, r.grade, r.at) for r in reviews])
+
+    def replayed(self, history: Iterable[tuple[int, int, datetime]]) -> fsrs.Card | None:
+        """`memory` from (card_id, grade, moment) rows, as the database gives them.
+
+        Memoised on the parameters and the whole history (each review's card, grade and
+        moment), so a history seen before is not replayed through fsrs again: the plan is
+        rebuilt on every queue request and a grade changes one card's history only. The card
+        returned may be shared with other callers: never change it in place (fsrs itself
+        copies a card before reviewing it)."""
+        ordered = sorted(history, key=_moment)
+        if not ordered:
+            return None
+        # In UTC (two moments of one zone an hour apart across a DST fold compare equal in
+        # their zone, never in UTC); the database's UTC moments as they are.
+        key = (
+            self.parameters,
+            tuple([(c, g, at if at.tzinfo is UTC else at.astimezone(UTC)) for c, g, at in ordered]),
+        )
+        card = _MEMORIES.get(key)
+        if card is None:
+            for card_id, grade, at in ordered:
+                card = self.reviewed(card, grade, at, card_id=card_id)
+            if len(_MEMORIES) >= MEMO_SIZE_MEMORIES:
+                _MEMORIES.clear()
+            _MEMORIES[key] = card
+        return card
+
+    def reviewed(
+        self, card: fsrs.Card | None, grade: int, at: datetime, card_id: int = 0
+    ) -> fsrs.Card:
+        """The memory after one more review with SM-2 `grade` at `at`."""
+        if card is None:
+            card = fsrs.Card(card_id=card_id or 1, due=_utc(at))
+        card, _ = self._scheduler.review_card(card, RATINGS[grade], review_datetime=_utc(at))
+        return card
+
+    def recall(self, card: fsrs.Card | None, at: datetime) -> float:
+        """Predicted probability of recall at `at`: 0 for a card never seen, else FSRS's
+        retrievability (whole days since the last review; a moment before it counts as 0 days)."""
+        if card is None:
+            return 0.0
+        return float(self._scheduler.get_card_retrievability(card, current_datetime=_utc(at)))
+
+    def recall_after_days(self, stability: float, days: float) -> float:
+        """Retrievability `days` after a review that left the card at `stability`."""
+        return (1 + self._scheduler._FACTOR * max(0.0, days) / stability) ** self._scheduler._DECAY
+
+
+def _utc(moment):
+    return moment.astimezone(UTC)
