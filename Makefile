@@ -16,7 +16,7 @@ TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
-	bench-exercises sandbox
+	bench-exercises bench-browser sandbox
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
 # bench/fsrs_compare.py and bench/plan_sim.py; torch==2.13.0 pinned: pip takes its CPU wheel
@@ -97,6 +97,9 @@ bench-exercises: install
 
 bench-big-deck: install
 	$(PY) bench/big_deck.py
+
+bench-browser: install
+	$(PY) bench/browser_bench.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .

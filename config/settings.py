@@ -83,6 +83,7 @@ MIDDLEWARE = [
     "config.limits.RequestBytesMiddleware",  # 400 for NUL or non-UTF-8 in path, query, form
     "config.security.PageWriteThrottleMiddleware",  # page writes share the API's "write" rate
     "django.contrib.messages.middleware.MessageMiddleware",
+    "apps.authoring.middleware.SuggestionNewsMiddleware",  # "your suggested edit was accepted"
     "config.errors.ServiceErrorMiddleware",  # a service's refusal on a page (config.errors)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -168,8 +169,32 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Images of decks (apps.decks.models.Media) go through Django's storage API: files under
+# MEDIA_ROOT by default; MEDIA_STORAGE=s3 keeps them in an S3-compatible bucket through
+# django-storages (pip install "django-storages[s3]"; docs/configuration.md). Either way they
+# are served only by the decks:media view, which checks who may see the deck: never a public URL.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
+MEDIA_STORAGE = os.environ.get("MEDIA_STORAGE", "filesystem").strip().lower()
+if MEDIA_STORAGE not in ("filesystem", "s3"):
+    raise ImproperlyConfigured(f"MEDIA_STORAGE must be filesystem or s3, got {MEDIA_STORAGE!r}")
+MEDIA_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+if MEDIA_STORAGE == "s3":
+    MEDIA_BACKEND = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ.get("MEDIA_S3_BUCKET", ""),
+            "endpoint_url": os.environ.get("MEDIA_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("MEDIA_S3_REGION") or None,
+            "access_key": os.environ.get("MEDIA_S3_ACCESS_KEY_ID") or None,
+            "secret_key": os.environ.get("MEDIA_S3_SECRET_ACCESS_KEY") or None,
+            "location": os.environ.get("MEDIA_S3_PREFIX", "raydeck"),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": MEDIA_BACKEND,
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
@@ -368,6 +393,15 @@ EXERCISES_SWEEP_S = envint("EXERCISES_SWEEP_S", 10)  # the worker's heartbeat an
 EXERCISES_RESEND_S = envint("EXERCISES_RESEND_S", 60)  # a queued job not picked up: sent again
 EXERCISES_WORKER_STALE_S = envint("EXERCISES_WORKER_STALE_S", 45)  # no heartbeat: "no worker"
 EXERCISES_WAIT_NOTICE_S = envint("EXERCISES_WAIT_NOTICE_S", 15)  # queued this long: page says why
+
+# A learner's own decks: at most this many cards in use, and this much storage (their images
+# plus their cards' text); past either, a create, an import or an upload is refused saying so.
+OWN_CARDS_MAX = envint("OWN_CARDS_MAX", 5000)
+OWN_BYTES_MAX = envint("OWN_BYTES_MAX", 100 * 2**20)
+# One image (an upload or an .apkg's media file): its bytes, and its pixels (width x height, all
+# frames of an animation together), checked from its header before it is decoded.
+MEDIA_MAX_BYTES = envint("MEDIA_MAX_BYTES", 2 * 2**20)
+MEDIA_MAX_PIXELS = envint("MEDIA_MAX_PIXELS", 16_000_000)
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)

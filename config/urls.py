@@ -32,6 +32,7 @@ urlpatterns = [
     path("exercises/", include("apps.exercises.urls")),
     path("teams/", include("apps.teams.urls")),
     path("author/", include("apps.authoring.urls")),
+    path("my/", include("apps.authoring.urls_own")),
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
 ]

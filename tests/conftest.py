@@ -105,6 +105,13 @@ def fresh_cache(settings, tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def media_root(settings, tmp_path_factory):
+    """Deck images (Django's default storage) go to this run's own directory, never var/."""
+    settings.MEDIA_ROOT = str(tmp_path_factory.getbasetemp() / "media")
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture(autouse=True)
 def celery_left_as_found():
     """A test that points the shared Celery app at another broker must put it back: otherwise
     every later test enqueues to the wrong place, and only when it happens to run later."""

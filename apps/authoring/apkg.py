@@ -9,6 +9,9 @@ that one is refused with a way out. The collection's tables `col` (note types in
 decks in `col.decks`, both JSON), `notes` (fields joined by 0x1f, tags space-separated) and
 `cards` (one per note and template, or per cloze number) are read; nothing else is.
 
+Its images come out through `apkg_media`: the `media` map names each numbered member, and only
+the files the notes name are inflated, each up to a cap (their checks as images are the caller's).
+
 Hostile files are refused with an ApkgError whose message says what is wrong: not a zip, no
 collection, a collection that inflates past MAX_COLLECTION_BYTES or at a ratio past MAX_RATIO
 (a zip bomb; inflating stops at the cap, the zip's own sizes are not trusted), not SQLite, or
@@ -56,14 +59,16 @@ class ApkgCard:
     deck: str  # e.g. "Ray::Actors"
     tags: list[str]
     fields: dict[str, str]  # the note's fields by name (HTML)
+    type_answer: bool = False  # the card's template asks to type the answer ({{type:Field}})
 
 
 @dataclass
 class ApkgPackage:
     collection: str  # which file was read
     cards: list[ApkgCard]
-    media_files: int = 0  # media in the zip, never extracted
-    media_refs: int = 0  # fields that pointed at media (<img>, [sound:...]); dropped
+    media_files: int = 0  # media in the zip (apkg_media reads the ones the notes name)
+    media_refs: int = 0  # notes that point at media (<img>, [sound:...])
+    sound_refs: int = 0  # notes that point at sounds ([sound:...]), which are not imported
     skipped: list[str] = field(default_factory=list)  # notes left out, and why
 
 
@@ -230,13 +235,79 @@ def _package(db: sqlite3.Connection, name: str) -> ApkgPackage:
         if card is None:
             continue
         if first:
-            refs = sum(1 for v in card.fields.values() if _MEDIA.search(v))
-            package.media_refs += refs
+            package.media_refs += any(_MEDIA.search(v) for v in card.fields.values())
+            package.sound_refs += any("[sound:" in v for v in card.fields.values())
         package.cards.append(card)
     return package
 
 
 _MEDIA = re.compile(r"(?i)<img\b|\[sound:")
+MAX_MEDIA_FILES = 5000
+MAX_MEDIA_TOTAL = 64 * 1024 * 1024
+
+
+def _inflate_capped(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes | None:
+    """The member's bytes, or None once they pass `cap` (inflating stops there)."""
+    out = io.BytesIO()
+    with archive.open(info) as member:
+        while chunk := member.read(256 * 1024):
+            out.write(chunk)
+            if out.tell() > cap:
+                return None
+    return out.getvalue()
+
+
+def apkg_media(
+    data: bytes, names: set[str], *, max_bytes: int
+) -> tuple[dict[str, bytes], list[str]]:
+    """The package's media files that the notes name (`names`, as the fields give them), by
+    name, and a sentence for each one left out: missing from the package, larger than
+    `max_bytes` once inflated (inflation stops there), or past MAX_MEDIA_TOTAL in all."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError):
+        raise ApkgError("not a zip file") from None
+    files: dict[str, bytes] = {}
+    left_out: list[str] = []
+    with archive:
+        members = {info.filename: info for info in archive.infolist()}
+        mapping: dict = {}
+        if "media" in members:
+            raw = _inflate_capped(archive, members["media"], 4 * 1024 * 1024)
+            try:
+                mapping = json.loads(raw or b"{}")
+            except ValueError:
+                mapping = None
+            if not isinstance(mapping, dict):
+                raise ApkgError("the package's media list is not a JSON object; it is damaged")
+        by_name = {str(v): str(k) for k, v in mapping.items()}
+        total = 0
+        for name in sorted(names)[:MAX_MEDIA_FILES]:
+            member = members.get(by_name.get(name, ""))
+            if member is None:
+                left_out.append(f"{name} is named by a note but not in the package")
+                continue
+            try:
+                body = _inflate_capped(archive, member, max_bytes)
+            except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as exc:
+                left_out.append(f"{name} cannot be unpacked ({exc})")
+                continue
+            if body is None:
+                left_out.append(f"{name} is larger than {max_bytes // 1024} KiB")
+                continue
+            total += len(body)
+            if total > MAX_MEDIA_TOTAL:
+                left_out.append(
+                    f"{name} and the files after it: the package's images pass "
+                    f"{MAX_MEDIA_TOTAL // 2**20} MiB in all"
+                )
+                break
+            files[name] = body
+        if len(names) > MAX_MEDIA_FILES:
+            left_out.append(
+                f"{len(names) - MAX_MEDIA_FILES} more images: at most {MAX_MEDIA_FILES}"
+            )
+    return files, left_out
 
 
 def _card(model: dict, guid: str, ord_: int, flds: str, tags: str, deck: str) -> ApkgCard | None:
@@ -260,6 +331,7 @@ def _card(model: dict, guid: str, ord_: int, flds: str, tags: str, deck: str) ->
     return ApkgCard(
         guid=guid, ord=ord_, kind=kind, notetype=str(model.get("name", "")), front=front,
         back=back, deck=deck, tags=[t for t in tags.split() if t], fields=fields,
+        type_answer="{{type:" in template["qfmt"].replace(" ", ""),
     )  # fmt: skip
 
 

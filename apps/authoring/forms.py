@@ -241,10 +241,13 @@ class CardForm(AuthorForm):
     tags = Text()
     note = Text()
     changes_answer = Ticked()
+    type_answer = Ticked()
+    type_answer_shown = Text()
     questions = Texts()
     questions_shown = Text()
     demos = Texts()
     demos_shown = Text()
+    back_url = Text()  # a card edited from the review page: where the page returns
 
     def clean_questions(self) -> list[int]:
         picked = self.cleaned_data["questions"]
@@ -254,7 +257,10 @@ class CardForm(AuthorForm):
 
     def card_fields(self) -> dict:
         names = ("section", "slug", "front", "back", "why", "card_source", "tags")
-        return {**{name: self.cleaned_data[name] for name in names}, **self.posted("kind")}
+        fields = {**{name: self.cleaned_data[name] for name in names}, **self.posted("kind")}
+        if "type_answer_shown" in self.data:  # a page that showed the box sent it, ticked or not
+            fields["type_answer"] = self.cleaned_data["type_answer"]
+        return fields
 
     def links(self, deck) -> dict:
         """questions= and demos= for card_edit, for the lists the page showed."""
@@ -275,9 +281,11 @@ PREVIEW_FIELDS = ("front", "back", "why", "prompt", "explanation", "summary", "d
 
 
 class PreviewForm(AuthorForm):
-    """One Markdown field of any author form (whichever was sent), and a card's kind."""
+    """One Markdown field of any author form (whichever was sent), a card's kind, and the deck
+    whose images the text may show."""
 
     kind = Text()
+    preview_deck = Text()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -457,3 +465,67 @@ class ExerciseForm(AuthorForm):
             values[f"wrong_{i}_mistake"] = wrong["mistake"]
             values[f"wrong_{i}_code"] = wrong["code"]
         return values
+
+
+class SuggestionForm(AuthorForm):
+    """A learner's suggested edit of a shipped card, from the review page."""
+
+    front = Text()
+    back = Text()
+    why = Text()
+    note = Text()
+
+
+class SuggestionDecisionForm(AuthorForm):
+    """An author's decision on a suggestion: accept (optionally as changing the answer) or
+    reject, with an optional reply the learner reads."""
+
+    decision = Text()
+    reply = Text()
+    changes_answer = Ticked()
+
+    def clean_decision(self) -> str:
+        decision = self.cleaned_data["decision"]
+        if decision not in ("accept", "reject"):
+            raise ValidationError("choose accept or reject")
+        return decision
+
+
+class OwnDeckForm(AuthorForm):
+    title = Text()
+    description = Text()
+
+
+class OwnDeckDeleteForm(AuthorForm):
+    confirm = Ticked()
+
+
+class OwnBulkForm(AuthorForm):
+    """The card browser's bulk edits of one's own cards: tag (add and/or remove) or move."""
+
+    action = Text()
+    cards = Texts()
+    tag = Text()
+    untag = Text()
+    deck = Text()
+    next = Text()
+
+    def clean_action(self) -> str:
+        action = self.cleaned_data["action"]
+        if action not in ("tag", "move"):
+            raise ValidationError("choose tag or move")
+        return action
+
+    def clean_cards(self) -> list[int]:
+        picked = self.cleaned_data["cards"]
+        if not picked:
+            raise ValidationError("choose at least one card")
+        if not all(pk.isdigit() and len(pk) < 12 for pk in picked):
+            raise ValidationError("not a card id")
+        return [int(pk) for pk in picked]
+
+
+class MediaForm(forms.Form):
+    """An image uploaded in the card editor (its bytes are checked by the media service)."""
+
+    image = forms.FileField(required=False, allow_empty_file=True)

@@ -40,6 +40,7 @@ class Revision(models.Model):
         API = "api", "API"
         IMPORT = "import", "import"
         RESTORE = "restore", "restore"
+        SUGGESTION = "suggestion", "a learner's suggestion, accepted"
 
     card = models.ForeignKey(
         "decks.Card", on_delete=models.CASCADE, null=True, blank=True, related_name="revisions"
@@ -189,3 +190,55 @@ class ImportJob(models.Model):
     @property
     def finished(self) -> bool:
         return self.status not in self.ACTIVE
+
+
+class EditSuggestion(models.Model):
+    """A learner's proposed edit of a shipped card (filed from the review page): the note's text
+    as they would have it and why. The deck's authors accept it (a revision of the card, through
+    the same rules as any author's edit) or reject it; either way the learner is told on their
+    next visit (`told_at`). One open suggestion per learner and card: filing again updates it."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    card = models.ForeignKey("decks.Card", on_delete=models.CASCADE, related_name="suggestions")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="edit_suggestions"
+    )
+    front = models.TextField()
+    back = models.TextField(blank=True)
+    why = models.TextField(blank=True)
+    note = models.CharField("what is wrong", max_length=300, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reply = models.CharField(max_length=300, blank=True, help_text="The author's answer.")
+    revision = models.ForeignKey(
+        Revision, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    told_at = models.DateTimeField(null=True, blank=True, help_text="The learner saw the outcome.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "card"], condition=Q(status="open"), name="suggestion_one_open"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "card"], name="suggestion_open_by_card"),
+            models.Index(
+                fields=["user"],
+                condition=Q(told_at=None) & ~Q(status="open"),
+                name="suggestion_untold",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} suggests an edit of {self.card_id} ({self.status})"

@@ -2,13 +2,16 @@
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Max, Min, Q, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet, Sum
+from django.db.models.functions import Length
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from apps.authoring.models import DeckAuthor, Revision
-from apps.decks.models import CARDS_IN_USE, Card, Deck, Section
+from apps.authoring.models import DeckAuthor, EditSuggestion, Revision
+from apps.decks.models import CARDS_IN_USE, Card, Deck, Media, Section
 from apps.quizzes.models import Question, Quiz
 from apps.quizzes.selectors import deck_attempts
 from apps.study.models import CardState
@@ -23,26 +26,32 @@ def is_author(user) -> bool:
 
 
 def authored_decks(user) -> QuerySet[Deck]:
-    """Every deck for staff; the granted decks for other authors; none for anyone else."""
+    """The shipped decks a user authors on the author pages: every one for staff, the granted
+    ones for other authors, none for anyone else. (A learner's own decks have their own pages.)"""
     if not user.is_authenticated:
         return Deck.objects.none()
     if user.is_staff:
-        return Deck.objects.all()
-    return Deck.objects.filter(authors__user=user)
+        return Deck.objects.filter(owner=None)
+    return Deck.objects.filter(owner=None, authors__user=user)
 
 
 def can_author(user, deck: Deck) -> bool:
+    """Who may edit a deck and its cards: the owner of a private deck (only them, staff
+    included); staff and the granted authors of a shipped deck. The one check every author
+    write and page makes, whichever pages (author or "my cards") they come from."""
     if not user.is_authenticated:
         return False
+    if deck.owner_id is not None:
+        return deck.owner_id == user.pk
     return user.is_staff or DeckAuthor.objects.filter(user=user, deck=deck).exists()
 
 
 def deck_for_author(user, slug: str) -> Deck:
     """The deck, or 403 for someone who may not author it (before 404, so non-authors learn
-    nothing about which draft slugs exist)."""
+    nothing about which draft slugs exist). A private deck is on its owner's pages only."""
     if not is_author(user):
         raise PermissionDenied("Only the deck's authors and staff may edit it.")
-    deck = get_object_or_404(Deck, slug=slug)
+    deck = get_object_or_404(Deck, slug=slug, owner=None)
     if not can_author(user, deck):
         raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
     return deck
@@ -57,14 +66,15 @@ def _checked(user, obj, deck: Deck):
 def card_for_author(user, pk: int) -> Card:
     if not is_author(user):
         raise PermissionDenied("Only the deck's authors and staff may edit cards.")
-    card = get_object_or_404(Card.objects.select_related("deck", "section"), pk=pk)
+    cards = Card.objects.select_related("deck", "section").filter(deck__owner=None)
+    card = get_object_or_404(cards, pk=pk)
     return _checked(user, card, card.deck)
 
 
 def section_for_author(user, pk: int) -> Section:
     if not is_author(user):
         raise PermissionDenied("Only the deck's authors and staff may edit sections.")
-    section = get_object_or_404(Section.objects.select_related("deck"), pk=pk)
+    section = get_object_or_404(Section.objects.select_related("deck"), pk=pk, deck__owner=None)
     return _checked(user, section, section.deck)
 
 
@@ -91,10 +101,80 @@ def revision_for_author(user, pk: int) -> Revision:
     if not is_author(user):
         raise PermissionDenied("Only the deck's authors and staff may restore revisions.")
     revision = get_object_or_404(
-        Revision.objects.select_related("card__deck", "question__quiz__deck"), pk=pk
+        Revision.objects.select_related("card__deck", "question__quiz__deck").exclude(
+            card__deck__owner__isnull=False
+        ),
+        pk=pk,
     )
     deck = revision.card.deck if revision.card_id else revision.question.quiz.deck
     return _checked(user, revision, deck)
+
+
+# A learner's own decks ("my cards"): 404 for anyone but the owner, so nobody learns they exist.
+
+
+def _own(user, obj, deck: Deck):
+    if not can_author(user, deck):
+        raise Http404("No such deck of yours.")
+    return obj
+
+
+def own_decks(user) -> QuerySet[Deck]:
+    if not user.is_authenticated:
+        return Deck.objects.none()
+    return Deck.objects.filter(owner=user)
+
+
+def deck_for_owner(user, slug: str) -> Deck:
+    deck = get_object_or_404(Deck.objects.exclude(owner=None), slug=slug)
+    return _own(user, deck, deck)
+
+
+def card_for_owner(user, pk: int) -> Card:
+    cards = Card.objects.select_related("deck", "section").exclude(deck__owner=None)
+    card = get_object_or_404(cards, pk=pk)
+    return _own(user, card, card.deck)
+
+
+def revision_for_owner(user, pk: int) -> Revision:
+    revisions = Revision.objects.select_related("card__deck").exclude(card__deck__owner=None)
+    revision = get_object_or_404(revisions, pk=pk)
+    return _own(user, revision, revision.card.deck)
+
+
+def own_deck_list(user) -> QuerySet[Deck]:
+    return own_decks(user).annotate(card_count=Count("cards", filter=CARDS_IN_USE, distinct=True))
+
+
+@dataclass
+class OwnUsage:
+    """What a learner's own decks hold, against their quota (settings OWN_CARDS_MAX and
+    OWN_BYTES_MAX): cards in use, and bytes (their images plus their cards' text, a character
+    counted as a byte)."""
+
+    cards: int
+    bytes: int
+    cards_max: int
+    bytes_max: int
+
+    @property
+    def cards_pct(self) -> int:
+        return min(100, round(100 * self.cards / self.cards_max)) if self.cards_max else 100
+
+    @property
+    def bytes_pct(self) -> int:
+        return min(100, round(100 * self.bytes / self.bytes_max)) if self.bytes_max else 100
+
+
+def own_usage(user) -> OwnUsage:
+    """Two queries."""
+    text = Length("front") + Length("back") + Length("why") + Length("source")
+    cards = Card.objects.filter(deck__owner=user).aggregate(n=Count("id"), text=Sum(text))
+    media = Media.objects.filter(deck__owner=user).aggregate(size=Sum("size"))["size"] or 0
+    return OwnUsage(
+        cards=cards["n"], bytes=(cards["text"] or 0) + media,
+        cards_max=settings.OWN_CARDS_MAX, bytes_max=settings.OWN_BYTES_MAX,
+    )  # fmt: skip
 
 
 def author_deck_list(user) -> QuerySet[Deck]:
@@ -222,6 +302,22 @@ def revisions_of(*, card: Card | None = None, question: Question | None = None) 
         newer.previous = older
         newer.diff = newer.changes(older)
     return rows
+
+
+def open_suggestions(user) -> QuerySet[EditSuggestion]:
+    """Learners' open suggestions on the shipped decks `user` authors, oldest first."""
+    return (
+        EditSuggestion.objects.filter(
+            status=EditSuggestion.Status.OPEN, card__deck__in=authored_decks(user),
+            card__retired_at=None,
+        )
+        .select_related("card", "card__deck", "user")
+        .order_by("created_at", "id")
+    )  # fmt: skip
+
+
+def open_suggestion_count(user) -> int:
+    return open_suggestions(user).count()
 
 
 def learners_with_progress(cards) -> dict[int, int]:

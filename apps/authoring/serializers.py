@@ -80,14 +80,17 @@ class AuthorCardSerializer(JSONModelSerializer):
         required=False, allow_blank=True, max_length=500,
         help_text="paper and section, or Ray docs page and version; shown under the answer",
     )  # fmt: skip
+    type_answer = JSONBooleanField(
+        required=False, help_text="the learner types the answer before it is shown, then compares"
+    )
     revision = serializers.SerializerMethodField(help_text="the card's latest revision number")
     demos = DemoSlugsField(required=False, help_text="slugs of live demos illustrating the card")
 
     class Meta:
         model = Card
         fields = ["id", "deck", "section", "slug", "kind", "note_slug", "ordinal", "order",
-                  "front", "back", "why", "source", "tags", "front_html", "back_html",
-                  "why_html", "updated_at", "revision", "demos", "note",
+                  "front", "back", "why", "source", "tags", "type_answer", "front_html",
+                  "back_html", "why_html", "updated_at", "revision", "demos", "note",
                   "changes_answer"]  # fmt: skip
         read_only_fields = ["order", "note_slug", "ordinal", "front_html", "back_html",
                             "why_html", "updated_at"]  # fmt: skip

@@ -15,6 +15,7 @@ urlpatterns = [
     path("decks/<slug:slug>/authors/", views.deck_authors, name="deck-authors"),
     path("decks/<slug:slug>/sections/new/", views.section_create, name="section-create"),
     path("decks/<slug:slug>/cards/new/", views.card_new, name="card-new"),
+    path("decks/<slug:slug>/media/", views.media_upload, name="media-upload"),
     path(
         "decks/<slug:slug>/export/<str:fmt>/",
         views.export,
@@ -27,6 +28,8 @@ urlpatterns = [
     path("cards/<int:pk>/delete/", views.card_delete, name="card-delete"),
     path("cards/<int:pk>/history/", views.card_history, name="card-history"),
     path("revisions/<int:pk>/restore/", views.revision_restore, name="revision-restore"),
+    path("suggestions/", views.suggestions, name="suggestions"),
+    path("suggestions/<int:pk>/", views.suggestion_decide, name="suggestion-decide"),
     path("decks/<slug:slug>/quizzes/new/", views.quiz_create, name="quiz-create"),
     path("quizzes/<slug:slug>/", views.quiz, name="quiz"),
     path("quizzes/<slug:slug>/questions/new/", views.question, name="question-new"),

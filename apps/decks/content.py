@@ -29,7 +29,7 @@ SLUG_RULE = "must be lowercase words joined by hyphens, e.g. ray-task"
 MAX_FILE_BYTES = 2 * 1024 * 1024
 SECTION_KEYS = {"slug", "title", "summary", "concepts", "cards"}
 CONCEPT_KEYS = {"question", "explanation"}
-CARD_KEYS = {"slug", "kind", "front", "back", "why", "source", "tags"}
+CARD_KEYS = {"slug", "kind", "front", "back", "why", "source", "tags", "type_answer"}
 KINDS = tuple(Card.Kind.values)
 
 
@@ -53,6 +53,7 @@ class CardDoc:
     tags: list[str] = field(default_factory=list)
     kind: str = "basic"
     source: str = ""
+    type_answer: bool = False
 
     def cards(self) -> list[tuple[str, int]]:
         """(slug, ordinal) of each scheduled card this note makes; ClozeError for bad markup."""
@@ -90,6 +91,9 @@ class DeckDoc:
     sections: list[SectionDoc]
     # What an import left out or changed on the way, for its preview (e.g. .apkg media).
     notes: list[str] = field(default_factory=list)
+    # Images an import brings (an .apkg's media the notes name), by name: checked and stored
+    # with the deck by the import (apps.authoring.services.media).
+    media: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -214,6 +218,12 @@ class DocReader:
             self.fail(f"{key!r} must be a list")
         return value
 
+    def flag(self, key: str) -> bool:
+        value = self.data.get(key, False)
+        if not isinstance(value, bool):
+            self.fail(f"{key!r} must be true or false, got {value!r}")
+        return value
+
     def strings(self, key: str) -> list[str]:
         values = self.items(key, required=False)
         if not all(isinstance(v, str) and v.strip() for v in values):
@@ -270,6 +280,7 @@ def parse_deck(data: Any, source: str) -> DeckDoc:
                 why=c.text("why", required=False),
                 source=c.text("source", required=False, max_length=500),
                 tags=c.strings("tags"),
+                type_answer=c.flag("type_answer"),
             )
             try:
                 made = note_check(doc)
@@ -310,6 +321,7 @@ def _card_fields(doc: CardDoc, ordinal: int, section: Section, order: int) -> di
         "why": doc.why,
         "source": doc.source,
         "tags": doc.tags,
+        "type_answer": doc.type_answer,
         "retired_at": None,
     }
 
@@ -358,6 +370,8 @@ def deck_apply(
         deck.save()
     existing_sections = {s.slug: s for s in deck.sections.all()}
     existing_cards = {c.slug: c for c in Card.all_objects.filter(deck=deck)}
+    for card in existing_cards.values():
+        card.deck = deck  # one deck object: its images are looked up once for all its cards
     kept: set[str] = set()
     new_cards: list[Card] = []
     for order, section_doc in enumerate(doc.sections):
@@ -466,4 +480,6 @@ def note_document(card: Card) -> dict[str, Any]:
     if card.source:
         entry["source"] = card.source
     entry["tags"] = card.tags
+    if card.type_answer:
+        entry["type_answer"] = True
     return entry

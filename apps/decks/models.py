@@ -1,7 +1,13 @@
+from urllib.parse import quote
+
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 
-from apps.decks.markdown import card_faces, render_markdown, source_html
+from apps.decks.markdown import MEDIA_REF, card_faces, render_markdown, source_html
+
+URL_SAFE = "!$&'()*+,;=~:@"  # what reverse() leaves unquoted in a path part (RFC 3986)
 
 
 class Deck(models.Model):
@@ -11,11 +17,27 @@ class Deck(models.Model):
     description_html = models.TextField(blank=True, editable=False)
     objectives = models.JSONField(default=list, blank=True, help_text="Learning objectives.")
     is_published = models.BooleanField(default=True, help_text="Learners see published decks.")
+    # A learner's own deck: nobody else sees it (staff included), it is never published, and it
+    # is studied in its owner's one queue beside the published decks (apps.decks.selectors).
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="own_decks",
+        help_text="Set for a learner's private deck; empty for the shipped decks.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["title"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(owner__isnull=True) | Q(is_published=False),
+                name="private_deck_never_published",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -26,6 +48,20 @@ class Deck(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("decks:deck", args=[self.slug])
+
+    @property
+    def is_private(self) -> bool:
+        return self.owner_id is not None
+
+    def media_urls(self, *, fresh: bool = False) -> dict[str, str]:
+        """The deck's images by the name card text gives them (`![](<media:NAME>)`), each
+        with the URL that serves it to whoever may see the deck. Kept on this instance (the
+        cards of one import render with one query); `fresh` reads them again."""
+        if fresh or not hasattr(self, "_media_urls"):
+            prefix = reverse("decks:media", args=[self.slug, "-"])[:-1]
+            names = self.media.values_list("name", flat=True) if self.pk else []
+            self._media_urls = {name: prefix + quote(name, safe=URL_SAFE) for name in names}
+        return self._media_urls
 
 
 class Section(models.Model):
@@ -117,6 +153,11 @@ class Card(models.Model):
         blank=True, help_text="Paper and section, or Ray docs page and version."
     )
     retired_at = models.DateTimeField(null=True, blank=True, editable=False)
+    type_answer = models.BooleanField(
+        "type the answer",
+        default=False,
+        help_text="The learner types the answer before revealing it and sees the two compared.",
+    )
     front_html = models.TextField(blank=True, editable=False)
     back_html = models.TextField(blank=True, editable=False)
     why_html = models.TextField(blank=True, editable=False)
@@ -156,14 +197,56 @@ class Card(models.Model):
             f"#{self.anchor}"
         )
 
-    def render(self) -> None:
+    def render(self, media: dict[str, str] | None = None) -> None:
         """The stored HTML every page, the API and the exports show: the prompt, the answer
-        followed by the source, and why it matters."""
+        followed by the source, and why it matters. Images the text names (`media:NAME`) point
+        at the deck's media (`media`, or the deck's own looked up when the text names one);
+        a name the deck has no image for shows as a visible placeholder."""
         self.note_slug = self.note_slug or self.slug
-        self.front_html, answer = card_faces(self.kind, self.ordinal, self.front, self.back)
+        if media is None and MEDIA_REF in f"{self.front}{self.back}{self.why}":
+            media = self.deck.media_urls()
+        self.front_html, answer = card_faces(
+            self.kind, self.ordinal, self.front, self.back, media=media
+        )
         self.back_html = answer + source_html(self.source)
-        self.why_html = render_markdown(self.why)
+        self.why_html = render_markdown(self.why, media=media)
 
     @property
     def anchor(self) -> str:
         return f"card-{self.slug}"
+
+
+def media_key(media: "Media", filename: str) -> str:
+    """Where an image is stored: by its deck and its content's SHA-256, never by the name a
+    person or a package gave it (so no name reaches the storage's paths)."""
+    return f"media/{media.deck_id}/{media.sha256[:2]}/{media.sha256}.{media.extension}"
+
+
+class Media(models.Model):
+    """An image of a deck, stored through Django's storage API (STORAGES["default"]: the
+    filesystem by default, S3-compatible storage in production) and served only to whoever may
+    see the deck (`decks:media`). Its bytes were checked and re-encoded by apps.decks.images."""
+
+    EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="media")
+    name = models.CharField(max_length=120, help_text="The name card text gives it.")
+    file = models.FileField(upload_to=media_key, max_length=200)
+    content_type = models.CharField(max_length=20)
+    size = models.PositiveIntegerField()
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "name"], name="media_name_unique_in_deck")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.deck_id}/{self.name}"
+
+    @property
+    def extension(self) -> str:
+        return self.EXTENSIONS[self.content_type]

@@ -1,15 +1,23 @@
-from django.db.models import Func, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Func, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
-from apps.decks.models import Card, Deck, Section
+from apps.decks.models import Card, Deck, Media, Section
 
 
 def visible_decks(user) -> QuerySet[Deck]:
-    """Decks a user may read: published ones, and drafts for staff."""
-    decks = Deck.objects.all()
-    if not (user.is_authenticated and user.is_staff):
-        decks = decks.filter(is_published=True)
-    return decks
+    """Decks a user may read: published ones, drafts for staff, and their own private decks
+    (nobody else's, staff included)."""
+    if not user.is_authenticated:
+        return Deck.objects.filter(is_published=True)
+    shipped = Q(owner=None) if user.is_staff else Q(is_published=True)
+    return Deck.objects.filter(shipped | Q(owner=user))
+
+
+def studied_decks(user_id: int, prefix: str = "deck__") -> Q:
+    """The decks of a learner's queue across all decks, as a filter on rows with a deck (cards,
+    card states): the published decks and the learner's own (a private deck is never published,
+    so this is nobody else's). `user_id` may be a placeholder the queue compiles once."""
+    return Q(**{f"{prefix}is_published": True}) | Q(**{f"{prefix}owner_id": user_id})
 
 
 def count_of(rows: QuerySet) -> Subquery:
@@ -70,3 +78,10 @@ def card_names(deck: Deck) -> dict[str, list[int]]:
         if note and note != slug:
             names.setdefault(note, []).append(pk)
     return {name: list(dict.fromkeys(ids)) for name, ids in names.items()}
+
+
+def visible_media(user, deck_slug: str, name: str) -> Media | None:
+    """A deck's image, if the user may see the deck (visible_decks): a private deck's images are
+    its owner's only. One query."""
+    media = Media.objects.filter(deck__in=visible_decks(user), deck__slug=deck_slug, name=name)
+    return media.first()

@@ -22,6 +22,8 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 
+from apps.authoring.models import EditSuggestion
+from apps.decks.models import Card
 from apps.demos.models import DemoPoint, DemoRun
 from apps.exercises.models import Submission
 from apps.quizzes.models import Attempt, Question
@@ -158,6 +160,36 @@ PRACTICE_LOGS = {
     "state_before": "state_before",
     "state_after": "state_after",
 }
+# The cards of the learner's own decks (retired ones too, with when), and their suggested edits of
+# shipped cards. Their decks' images are in each deck's .apkg export ("my cards").
+OWN_CARDS = {
+    "deck": "deck__slug",
+    "deck_title": "deck__title",
+    "section": "section__slug",
+    "card": "slug",
+    "note": "note_slug",
+    "kind": "kind",
+    "front": "front",
+    "back": "back",
+    "why": "why",
+    "source": "source",
+    "tags": "tags",
+    "type_answer": "type_answer",
+    "retired_at": "retired_at",
+}
+EDIT_SUGGESTIONS = {
+    "id": "id",
+    "deck": "card__deck__slug",
+    "card": "card__slug",
+    "front": "front",
+    "back": "back",
+    "why": "why",
+    "note": "note",
+    "status": "status",
+    "reply": "reply",
+    "created_at": "created_at",
+    "decided_at": "decided_at",
+}
 TEAM_MEMBERSHIPS = {
     "team": "team__name",
     "team_slug": "team__slug",
@@ -246,6 +278,21 @@ KINDS = (
         "practice_logs",
         tuple(PRACTICE_LOGS),
         lambda user: _query(PracticeLog.objects.filter(user=user).order_by("id"), PRACTICE_LOGS),
+    ),
+    Kind(
+        "own_cards",
+        tuple(OWN_CARDS),
+        lambda user: _query(
+            Card.all_objects.filter(deck__owner=user).order_by("deck__slug", "id"), OWN_CARDS
+        ),
+        json=frozenset({"tags"}),
+    ),
+    Kind(
+        "edit_suggestions",
+        tuple(EDIT_SUGGESTIONS),
+        lambda user: _query(
+            EditSuggestion.objects.filter(user=user).order_by("id"), EDIT_SUGGESTIONS
+        ),
     ),
     Kind(
         "team_memberships",

@@ -11,6 +11,7 @@ from apps.study import urls as study_urls
 
 deck_patterns = [
     path("<slug:slug>/", views.deck, name="deck"),
+    path("<slug:slug>/media/<str:name>", views.deck_media, name="media"),
     path("<slug:deck_slug>/<slug:section_slug>/", views.section, name="section"),
 ]
 study_patterns = [

@@ -1,12 +1,16 @@
 """The site's pages, composed from what the other apps provide: the home page with each deck's
 guided path, the deck and section pages, the stats page, and the 400/403/404/500 handlers."""
 
+import io
 from datetime import timedelta
+from functools import lru_cache
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
+from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
 from apps.decks import selectors as deck_selectors
@@ -21,7 +25,8 @@ from apps.study.services import section_read
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    decks = list(deck_selectors.deck_list(request.user))
+    # The guided path is the lesson's: a learner's own decks are on the study page.
+    decks = list(deck_selectors.deck_list(request.user).filter(owner=None))
     context = {"decks": decks}
     if request.user.is_authenticated:
         context |= _study_state(request.user, decks)
@@ -129,6 +134,46 @@ def stats(request: HttpRequest) -> HttpResponse:
         "exercises": exercise_selectors.exercise_figures(request.user),
     }
     return render(request, "site/stats.html", context)
+
+
+@lru_cache(maxsize=1)
+def _missing_image() -> bytes:
+    """A small grey image with a cross: what a card shows where its image's file is gone."""
+    image = Image.new("RGB", (160, 90), (226, 232, 240))
+    draw = ImageDraw.Draw(image)
+    draw.line((0, 0, 159, 89), fill=(148, 163, 184), width=3)
+    draw.line((0, 89, 159, 0), fill=(148, 163, 184), width=3)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _image_headers(response: HttpResponse) -> HttpResponse:
+    response["X-Content-Type-Options"] = "nosniff"
+    # Opened on its own, the response is a picture and nothing else: no script, no embedding.
+    response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
+    response["Cache-Control"] = "private, max-age=3600"
+    response["Cross-Origin-Resource-Policy"] = "same-origin"
+    return response
+
+
+def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """A deck's image, to whoever may see the deck (its owner only for a private deck; 404 for
+    anyone else): always as the image type it was checked to be, never larger than the cap. A
+    row whose file the storage lost answers 404 with a placeholder picture, so the card shows
+    where its image should be."""
+    media = deck_selectors.visible_media(request.user, slug, name)
+    if media is None:
+        raise Http404("No such image.")
+    try:
+        if media.size > settings.MEDIA_MAX_BYTES:
+            raise OSError("larger than the cap")
+        stored = media.file.open("rb")
+    except OSError:
+        response = HttpResponse(_missing_image(), content_type="image/png", status=404)
+        return _image_headers(response)
+    response = FileResponse(stored, content_type=media.content_type, filename=media.name)
+    return _image_headers(response)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -25,7 +25,10 @@ from apps.study.models import CardState, ReviewLog
 PAGE_SIZE = 50
 HISTORY_MAX = 200
 STATES = ("new", "learning", "due", "suspended", "leech")
-SORTS = ("due", "-due", "ease", "-ease", "lapses", "-lapses")
+# Each column of the browser sorts both ways: due date, interval, easiness, lapses, last review,
+# deck and tags ("-" first: descending). Cards without that value (new cards) come last.
+SORT_COLUMNS = ("due", "interval", "ease", "lapses", "reviewed", "deck", "tags")
+SORTS = tuple(s for name in SORT_COLUMNS for s in (name, f"-{name}"))
 # The text search configuration of the full-text index (migration study 0004) and the query:
 # they must be the same expression for PostgreSQL to use the index.
 SEARCH_CONFIG = "english"
@@ -80,7 +83,15 @@ def _state_filter(cards: QuerySet[Card], state: str, user) -> QuerySet[Card]:
     raise ValueError(f"state must be one of {', '.join(STATES)}, got {state!r}")
 
 
-_SORT_FIELDS = {"due": "mine__due_at", "ease": "mine__ease_factor", "lapses": "mine__lapses"}
+_SORT_FIELDS = {
+    "due": "mine__due_at",
+    "interval": "mine__interval_days",
+    "ease": "mine__ease_factor",
+    "lapses": "mine__lapses",
+    "reviewed": "mine__last_reviewed_at",
+    "deck": "deck__title",
+    "tags": "tags",
+}
 
 
 def cards_search(

@@ -4,16 +4,26 @@ checked, none required) and "learn N more new cards today"."""
 from django import forms
 
 from apps.study.browse import SORTS, STATES
+from apps.study.bulk import ACTIONS, BULK_MAX, RESCHEDULE_MAX_DAYS
 from apps.study.services import MORE_NEW_CARDS_MAX
+from apps.study.typed import MAX_TYPED
 
 SORT_LABELS = {
     "": "deck order",
     "due": "due date, soonest first",
     "-due": "due date, latest first",
+    "interval": "interval, shortest first",
+    "-interval": "interval, longest first",
     "ease": "easiness, hardest first",
     "-ease": "easiness, easiest first",
     "lapses": "lapses, fewest first",
     "-lapses": "lapses, most first",
+    "reviewed": "last review, longest ago first",
+    "-reviewed": "last review, most recent first",
+    "deck": "deck, A to Z",
+    "-deck": "deck, Z to A",
+    "tags": "tags, A to Z",
+    "-tags": "tags, Z to A",
 }
 
 
@@ -52,3 +62,46 @@ class MoreNewCardsForm(forms.Form):
 
     count = forms.IntegerField(min_value=1, max_value=MORE_NEW_CARDS_MAX)
     deck = forms.SlugField(required=False)
+
+
+class TypedAnswerForm(forms.Form):
+    """What the learner typed before revealing a "type the answer" card."""
+
+    typed = forms.CharField(required=False, max_length=MAX_TYPED * 4, strip=False)
+
+
+class CardIds(forms.Field):
+    """The chosen cards' ids (checkboxes named `cards`), at most BULK_MAX."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value) -> list[int]:
+        values = [str(v) for v in value or []]
+        if not values:
+            raise forms.ValidationError("choose at least one card")
+        if len(values) > BULK_MAX:
+            raise forms.ValidationError(f"choose at most {BULK_MAX} cards at once")
+        if not all(v.isascii() and v.isdigit() and len(v) < 12 for v in values):
+            raise forms.ValidationError("a chosen card is not a card id")
+        return list(dict.fromkeys(int(v) for v in values))
+
+
+class BulkForm(forms.Form):
+    """The card browser's bulk action on the learner's own schedule."""
+
+    cards = CardIds()
+    action = forms.ChoiceField(
+        choices=[(a, a) for a in ACTIONS],
+        error_messages={"invalid_choice": f"action must be one of {', '.join(ACTIONS)}"},
+    )
+    days = forms.IntegerField(required=False, min_value=0, max_value=RESCHEDULE_MAX_DAYS)
+    next = forms.CharField(required=False, max_length=2000)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "reschedule" and data.get("days") is None:
+            self.add_error("days", "say in how many days the cards are due (0: today)")
+        return data
+
+    def error_text(self) -> str:
+        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())

@@ -29,6 +29,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce
 
 from apps.decks.models import Card, Deck, Section
+from apps.decks.selectors import studied_decks
 from apps.study.models import CardState, NewCardCursor, ReviewLog
 
 
@@ -48,8 +49,9 @@ def learner_states(user, deck: Deck | None) -> QuerySet[CardState]:
     states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
     if deck is not None:
         return states.filter(deck=deck)  # callers resolve the deck through visible_decks
-    # Across all decks: a deck an author unpublished leaves the queue with its cards.
-    return states.filter(deck__is_published=True)
+    # Across all decks: a deck an author unpublished leaves the queue with its cards; the
+    # learner's own decks are in it.
+    return states.filter(studied_decks(getattr(user, "pk", user)))
 
 
 def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
@@ -58,7 +60,7 @@ def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
     NewCardCursor per deck skips the cards already known, so the database walks the primary key
     from the cursor and stops after the first unseen cards (bench/README-study.md)."""
     seen = CardState.objects.filter(user=user, card=OuterRef("pk"))
-    cards = Card.objects.filter(deck__is_published=True)
+    cards = Card.objects.filter(studied_decks(getattr(user, "pk", user)))
     if deck is not None:
         cursor = NewCardCursor.objects.filter(user=user, deck=deck).values("after_card_id")[:1]
         cards = cards.filter(deck=deck, id__gt=Coalesce(Subquery(cursor), Value(0)))
@@ -191,7 +193,9 @@ class ChosenLists:
         card = ("card_id", "card__slug", "card__front_html", "card__back_html", "deck_id",
                 "card__note_slug")  # fmt: skip
         states = learner_states(self.user, self.deck).filter(card__any_of=ids)
-        cards = Card.objects.filter(pk__any_of=ids, deck__is_published=True)
+        cards = Card.objects.filter(
+            studied_decks(getattr(self.user, "pk", self.user)), pk__any_of=ids
+        )
         if self.deck is not None:
             cards = cards.filter(deck=self.deck)
         new = ("pk", "slug", "front_html", "back_html", "deck_id", "note_slug")
@@ -199,7 +203,7 @@ class ChosenLists:
 
     def new(self, ids: list[int]) -> QuerySet:
         """These chosen cards (never seen) with their sections, as new_rows gives them."""
-        cards = Card.objects.filter(pk__in=ids, deck__is_published=True)
+        cards = Card.objects.filter(studied_decks(getattr(self.user, "pk", self.user)), pk__in=ids)
         if self.deck is not None:
             cards = cards.filter(deck=self.deck)
         section = [f"section__{name}" for name in model_columns(Section)]

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card, Deck
-from apps.decks.selectors import visible_decks
+from apps.decks.selectors import studied_decks, visible_decks
 from apps.study import queue_sql, scheduler
 from apps.study.models import CardState, NewCardCursor, ReviewLog, SectionProgress
 from apps.study.queue_sql import CountOf
@@ -163,7 +163,7 @@ class NextSteps:
 
 def next_steps(user, deck: Deck | None, now: datetime | None = None) -> NextSteps:
     """One query."""
-    cards = Card.objects.filter(deck=deck) if deck else Card.objects.filter(deck__is_published=True)
+    cards = Card.objects.filter(Q(deck=deck) if deck else studied_decks(user.pk))
     unseen = cards.exclude(states__user=user)
     start = scheduler.day_start(now or timezone.now(), profile_for(user).zone)
     open_ = queue_sql.unburied(user, unseen, queue_sql.day_logs(user, start))

@@ -11,6 +11,8 @@ urlpatterns = [
     path("cram/<slug:deck_slug>/", views.cram, name="cram"),
     path("plan/", plan_views.plan_page, name="plan"),
     path("cards/<int:card_id>/suspend/", views.suspend, name="suspend"),
+    path("typed/<int:card_id>/", views.typed_compare, name="typed"),
     path("browse/", views.browse_page, name="browse"),
+    path("browse/bulk/", views.browse_bulk, name="browse-bulk"),
     path("browse/<int:card_id>/", views.browse_card, name="browse-card"),
 ]

@@ -19,10 +19,12 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from apps.accounts.models import profile_for
+from apps.decks.markdown import answer_text
 from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import browse, interview, queue, scheduler, selectors, services
-from apps.study.forms import BrowseForm, MoreNewCardsForm
+from apps.study import browse, bulk, interview, queue, scheduler, selectors, services
+from apps.study import typed as typed_answers
+from apps.study.forms import BrowseForm, BulkForm, MoreNewCardsForm, TypedAnswerForm
 from apps.study.queue import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
@@ -245,9 +247,30 @@ def review(request, deck_slug: str | None = None):
         since = _session_start(request, fresh=not request.htmx)
         if "after" in request.GET:  # the card the plain form just graded (_back_to_review)
             avoid = selectors.visible_card(request.user, request.GET["after"])
+        if "show" in request.GET:  # back from editing it (or suggesting an edit) in place
+            return _shown_again(request, deck, since)
     context = _review_context(
         request, deck, since=since, notice=notice, avoid=avoid, done=done, leech=leech
     )
+    return _render_review(request, context)
+
+
+EDITED = {
+    "saved": "Saved. Here is the card as it now reads: grade it when you are ready.",
+    "unchanged": "Nothing changed. Here is the card again.",
+    "suggested": "Thanks: your suggestion went to the deck's authors. You will be told what they"
+    " decide. Here is the card again.",
+    "cancel": "",
+}
+
+
+def _shown_again(request, deck, since):
+    """The card the learner just edited (or suggested an edit of) from the review page, shown
+    again with a word on what happened; the queue's next card if it is no longer visible."""
+    card = selectors.visible_card(request.user, request.GET["show"])
+    item = queue.queue_item(request.user, card) if card is not None else None
+    notice = EDITED.get(request.GET.get("edited", ""), "")
+    context = _review_context(request, deck, since=since, item=item, notice=notice)
     return _render_review(request, context)
 
 
@@ -367,7 +390,7 @@ def browse_page(request):
         page = browse.cards_search(request.user, **form.query())
     else:
         error = form.error_text()
-    decks = list(visible_decks(request.user).order_by("title").only("slug", "title"))
+    decks = list(visible_decks(request.user).order_by("title").only("slug", "title", "owner_id"))
     deck_slug = form.cleaned_data.get("deck") if form.is_valid() else None
     sections = (
         Section.objects.filter(deck__in=decks)
@@ -378,16 +401,38 @@ def browse_page(request):
         sections = sections.filter(deck__slug=deck_slug)
     query = request.GET.copy()
     query.pop("page", None)
+    unsorted = query.copy()
+    current = unsorted.pop("sort", [""])[-1]
     context = {
         "form": form,
         "page": page,
         "error": error,
         "decks": decks,
+        "own_decks": [d for d in decks if d.owner_id == request.user.pk],
         "sections": list(sections.order_by("deck__title", "order")),
         "query": query.urlencode(),
+        "columns": _sort_columns(unsorted.urlencode(), current),
+        "bulk_max_days": bulk.RESCHEDULE_MAX_DAYS,
     }
     template = "study/browse.html#results" if request.htmx else "study/browse.html"
     return render(request, template, context, status=400 if error else 200)
+
+
+COLUMN_LABELS = {"due": "Due", "interval": "Interval", "ease": "Ease", "lapses": "Lapses",
+                 "reviewed": "Last review", "deck": "Deck", "tags": "Tags"}  # fmt: skip
+
+
+def _sort_columns(query: str, current: str) -> list[dict]:
+    """Each sortable column's header: its label, the link that sorts by it (ascending first,
+    then the other way), and its aria-sort while it is the sort."""
+    columns = []
+    for name in browse.SORT_COLUMNS:
+        sort = f"-{name}" if current == name else name
+        glue = "&" if query else ""
+        aria = {name: "ascending", f"-{name}": "descending"}.get(current, "none")
+        columns.append({"name": name, "label": COLUMN_LABELS[name], "aria": aria,
+                        "url": f"?{query}{glue}sort={sort}"})  # fmt: skip
+    return columns
 
 
 @login_required
@@ -410,6 +455,50 @@ def browse_card(request, card_id: int):
         "back": _browse_back(request.GET.get("back", "")),
     }
     return render(request, "study/browse_card.html", context)
+
+
+@login_required
+@require_POST
+def typed_compare(request, card_id: int):
+    """A typed answer against the card's (a card with the "type the answer" option): the
+    comparison fragment the review page shows in the answer. Changes nothing: the learner
+    grades."""
+    card = _posted_card(request, card_id)
+    form = TypedAnswerForm(request.POST)
+    typed = form.cleaned_data["typed"] if form.is_valid() else ""
+    expected = answer_text(card.kind, card.ordinal, card.front, card.back)
+    context = {"comparison": typed_answers.typed_compare(typed, expected), "card": card}
+    return render(request, "study/_typed.html", context)
+
+
+@login_required
+@require_POST
+def browse_bulk(request):
+    """The card browser's bulk actions on your own schedule: suspend, unsuspend, reschedule
+    (due in N days) or forget the chosen cards; then the browser again, as it was."""
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Nothing was done: {form.error_text()}.")
+        return redirect(_browse_back(request.POST.get("next", "")))
+    data = form.cleaned_data
+    ids, action = data["cards"], data["action"]
+    try:
+        if action in ("suspend", "unsuspend"):
+            n = bulk.cards_suspend(user=request.user, card_ids=ids, suspended=action == "suspend")
+            text = f"{n} card{pluralize(n)} {action}ed."
+        elif action == "reschedule":
+            days = data["days"]
+            n = bulk.cards_reschedule(user=request.user, card_ids=ids, days=days)
+            when = "today" if days == 0 else f"in {days} day{pluralize(days)}"
+            text = f"{n} card{pluralize(n)} due {when}."
+        else:
+            n = bulk.cards_forget(user=request.user, card_ids=ids)
+            text = f"{n} card{pluralize(n)} forgotten: new again (their past reviews are kept)."
+    except services.StudyError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, text)
+    return redirect(_browse_back(data["next"]))
 
 
 def _browse_back(back: str) -> str:

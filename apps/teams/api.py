@@ -101,6 +101,7 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
                     q.slug: _share(m.knowledge_checks.get(q.pk)) for q in progress.knowledge_checks
                 },
                 "exercises_passed": m.exercises_passed,
+                "own_cards": m.own_cards,
                 "last_active": m.last_active,
                 "interview_date": m.interview_date,
                 "interview_recall": _share(m.interview_recall),

@@ -1,6 +1,6 @@
 """Reads shared by the team pages, the CSV export and the API.
 
-`team_progress` issues a fixed number of queries (ten) whatever the team and deck size: every
+`team_progress` issues a fixed number of queries (eleven) whatever the team and deck size: every
 figure comes from an aggregate grouped by member (and section, or local day), never from a loop
 over members. Teams composes what the apps that own the figures provide: *learned*, *retention*
 and *readiness* are apps.study.progress's, the same as on the learner's stats page; the study
@@ -130,6 +130,7 @@ class MemberFigures:
     interview_date: date | None = None
     interview_recall: float | None = None
     exercises_passed: int = 0  # the deck's code exercises with a passing Submit
+    own_cards: int = 0  # cards in the member's own decks: the team sees how many, never which
 
 
 @dataclass
@@ -250,6 +251,7 @@ SORT_KEYS = {
     "streak": lambda m: m.streak_days,
     "knowledge": lambda m: m.knowledge,
     "exercises": lambda m: m.exercises_passed,
+    "own": lambda m: m.own_cards,
     "last_active": lambda m: m.last_active or datetime.min.replace(tzinfo=UTC),
 }
 DEFAULT_SORT = "-readiness"
@@ -314,7 +316,7 @@ def _progress_cache_key(team: Team, viewer_id: int | None) -> tuple[str, list[tu
 def team_progress(
     team: Team, *, now: datetime | None = None, viewer_id: int | None = None
 ) -> TeamProgress:
-    """Every figure of the team dashboard. Computed in ten queries (eleven when a member has an
+    """Every figure of the team dashboard. Computed in eleven queries (twelve when a member has an
     interview date) whatever the team or deck size, and kept in the shared cache for
     `progress_cache_seconds()` under a key that changes with the team's membership and the
     deck's content (one query to check): a lead's dashboard shows figures "as of"
@@ -388,8 +390,15 @@ def _compute_team_progress(
         member.interview_date, member.interview_recall = plan.interview_date, plan.predicted_recall
 
     exercise_count, passed = exercises.member_exercises(deck, user_ids=member_ids)  # two more
+    own = dict(
+        Card.objects.filter(deck__owner__in=member_ids)
+        .values("deck__owner")
+        .annotate(n=Count("id"))
+        .values_list("deck__owner", "n")
+    )  # one more: how many cards of their own each has (their decks are theirs alone)
     for member in members:
         member.exercises_passed = passed.get(member.user_id, 0)
+        member.own_cards = own.get(member.user_id, 0)
 
     counted_ids = [m.user_id for m in _counted_for(members, viewer_id)]
     n = len(counted_ids) or 1

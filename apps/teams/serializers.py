@@ -105,6 +105,9 @@ class MemberProgressSerializer(serializers.Serializer):
     exercises_passed = serializers.IntegerField(
         help_text="The deck's code exercises the member has passed with a Submit."
     )
+    own_cards = serializers.IntegerField(
+        help_text="How many cards the member has in decks of their own (never which)."
+    )
     last_active = serializers.DateTimeField(allow_null=True)
     interview_date = serializers.DateField(
         allow_null=True, help_text="The member's interview date (their local day), or null."

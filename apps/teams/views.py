@@ -103,6 +103,7 @@ SORT_COLUMNS = [
     ("streak", "Streak"),
     ("knowledge", "Knowledge check"),
     ("exercises", "Exercises"),
+    ("own", "Own cards"),
     ("last_active", "Last active"),
 ]
 
@@ -128,7 +129,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
         [
             "username", "role", "readiness_pct", "mastery_pct", "cards_learned", "due_now",
             "reviews_7d", "reviews_30d", "retention_pct", "streak_days", "knowledge_check_pct",
-            "exercises_passed", "last_active",
+            "exercises_passed", "own_cards", "last_active",
             *[f"mastery_pct:{f.section.slug}" for f in progress.sections],
             *[f"best_pct:{q.slug}" for q in progress.knowledge_checks],
             "interview_date", "interview_recall_pct",
@@ -140,7 +141,8 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 m.username, m.role, _percent(m.readiness), _percent(m.mastery_overall),
                 m.cards_learned, m.due_backlog, m.reviews_7d, m.reviews_30d,
                 _percent(m.retention), m.streak_days, _percent(m.knowledge),
-                m.exercises_passed, m.last_active.isoformat() if m.last_active else "",
+                m.exercises_passed, m.own_cards,
+                m.last_active.isoformat() if m.last_active else "",
                 *[_percent(m.mastery[f.section.pk]) for f in progress.sections],
                 *[_percent(m.knowledge_checks.get(q.pk)) for q in progress.knowledge_checks],
                 m.interview_date.isoformat() if m.interview_date else "",
@@ -155,7 +157,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
                 _percent(avg.readiness), _percent(avg.mastery_overall),
                 f"{avg.cards_learned:.1f}", f"{avg.due_backlog:.1f}", f"{avg.reviews_7d:.1f}",
                 f"{avg.reviews_30d:.1f}", _percent(avg.retention), f"{avg.streak_days:.1f}",
-                _percent(avg.knowledge), f"{avg.exercises_passed:.1f}", "",
+                _percent(avg.knowledge), f"{avg.exercises_passed:.1f}", "", "",
                 *[_percent(share) for _, share, _ in avg.cells],
                 *["" for _ in progress.knowledge_checks],
                 "", "",

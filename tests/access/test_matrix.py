@@ -36,10 +36,13 @@ from tests.access.world import (
     DRAFT_FRONT,
     DRAFT_TITLE,
     HIDDEN_TEST,
+    OWN_FRONT,
+    OWN_TITLE,
     PRIVATE,
     TEAM_NAME,
     World,
     exercise_doc,
+    png_bytes,
     world_build,
 )
 
@@ -180,6 +183,21 @@ def _upload(w: World) -> dict:
     return {"file": SimpleUploadedFile("cards.csv", CSV, "text/csv"), "deck": "alice-draft"}
 
 
+def _own(w: World) -> list[str]:
+    return [OWN_TITLE, OWN_FRONT]
+
+
+def _image(w: World) -> dict:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return {"image": SimpleUploadedFile("new.png", png_bytes((9, 9, 9)), "image/png")}
+
+
+def _own_card_form(w: World) -> dict:
+    return {"section": "cards", "slug": "nebula", "kind": "basic", "front": OWN_FRONT,
+            "back": "Edited gas.", "why": "", "tags": ""}  # fmt: skip
+
+
 def _card_form(w: World) -> dict:
     return {"section": "drafting", "slug": "quasar", "front": DRAFT_FRONT, "back": "Edited.",
             "why": "", "tags": ""}  # fmt: skip
@@ -200,6 +218,16 @@ MATRIX: dict[str, list[Probe]] = {
         P("get", r("decks:deck", "ray-basics"), PUBLIC),
         P("get", r("decks:deck", "alice-draft"), DRAFT),
     ],
+    # a deck's images: to whoever may see the deck (a private deck's: its owner only)
+    "decks:media": [
+        P("get", lambda w: reverse("decks:media", args=["ray-basics", "ray.png"]), PUBLIC),
+        P("get", lambda w: reverse("decks:media", args=["alice-draft", "quasar.png"]), DRAFT),
+        P(
+            "get",
+            lambda w: reverse("decks:media", args=[w.own.slug, "nebula.png"]),
+            E(OK, 404, 404, 404, 404),
+        ),
+    ],  # fmt: skip
     "decks:section": [
         P("get", r("decks:section", "ray-basics", "ray-core"), PUBLIC),
         P("get", r("decks:section", "alice-draft", "drafting"), DRAFT),
@@ -277,7 +305,106 @@ MATRIX: dict[str, list[Probe]] = {
     "study:browse-card": [
         P("get", r("study:browse-card", "card.pk"), SELF),
         P("get", r("study:browse-card", "draft_card.pk"), DRAFT_SELF),
+        P("get", r("study:browse-card", "own_card.pk"), OWN),
     ],
+    # the browser's bulk actions touch the caller's own schedule, of cards the caller may see
+    "study:browse-bulk": [
+        P(
+            "post",
+            r("study:browse-bulk"),
+            SELF,
+            lambda w: {"action": "suspend", "cards": [w.card.pk, w.own_card.pk, w.draft_card.pk]},
+        ),
+        P(
+            "post",
+            r("study:browse-bulk"),
+            SELF,
+            lambda w: {"action": "forget", "cards": [w.card.pk, w.own_card.pk]},
+        ),
+    ],  # fmt: skip
+    "study:typed": [
+        P("post", r("study:typed", "card.pk"), SELF, lambda w: {"typed": "a task"}),
+        P("post", r("study:typed", "own_card.pk"), OWN, lambda w: {"typed": "gas"}),
+        P("post", r("study:typed", "draft_card.pk"), DRAFT_SELF, lambda w: {"typed": "x"}),
+    ],
+    # my cards: a learner's private decks are theirs alone (404 for anyone else, staff included)
+    "mine:index": [P("get", r("mine:index"), SELF, secrets=_own)],
+    "mine:deck-create": [P("post", r("mine:deck-create"), SELF, lambda w: {"title": "Another"})],
+    "mine:deck": [
+        P("get", r("mine:deck", "own.slug"), OWN, secrets=_own),
+        P("post", r("mine:deck", "own.slug"), OWN, lambda w: {"title": "Renamed"}),
+    ],
+    "mine:deck-delete": [
+        P("post", r("mine:deck-delete", "own.slug"), OWN, lambda w: {"confirm": "on"})
+    ],
+    "mine:card-new": [
+        P("get", r("mine:card-new", "own.slug"), OWN),
+        P(
+            "post",
+            r("mine:card-new", "own.slug"),
+            OWN,
+            lambda w: {"kind": "basic", "front": "Pulsar?", "back": "A star."},
+        ),
+    ],  # fmt: skip
+    "mine:import": [
+        P("get", r("mine:import", "own.slug"), OWN),
+        P("post", r("mine:import", "own.slug"), OWN, _upload),
+    ],
+    "mine:export": [
+        P("get", r("mine:export", "own.slug", fmt), OWN, secrets=_own) for fmt in ("csv", "apkg")
+    ],
+    "mine:media-upload": [P("post", r("mine:media-upload", "own.slug"), OWN, _image)],
+    "mine:card": [
+        P("get", r("mine:card", "own_card.pk"), OWN, secrets=_own),
+        P("post", r("mine:card", "own_card.pk"), OWN, _own_card_form),
+    ],
+    "mine:card-retire": [P("post", r("mine:card-retire", "own_card.pk"), OWN)],
+    "mine:card-history": [P("get", r("mine:card-history", "own_card.pk"), OWN, secrets=_own)],
+    "mine:revision-restore": [P("post", r("mine:revision-restore", "own_revision.pk"), OWN)],
+    # tags and moves only the caller's own cards: anyone may ask, nobody changes alice's
+    "mine:cards-bulk": [
+        P(
+            "post",
+            r("mine:cards-bulk"),
+            SELF,
+            lambda w: {"action": "tag", "cards": [w.own_card.pk, w.card.pk], "tag": "t"},
+        ),
+        P(
+            "post",
+            r("mine:cards-bulk"),
+            SELF,
+            lambda w: {"action": "move", "cards": [w.own_card.pk], "deck": w.own.slug},
+        ),
+    ],  # fmt: skip
+    # E on the review page: the owner's card opens its editor; a card anyone may see, "suggest
+    # an edit"; a draft's card, only for staff
+    "mine:review-edit": [
+        P("get", r("mine:review-edit", "own_card.pk"), OWN, secrets=_own),
+        P("get", r("mine:review-edit", "card.pk"), SELF),
+        P("get", r("mine:review-edit", "draft_card.pk"), DRAFT_SELF),
+    ],
+    "mine:suggest": [
+        P(
+            "post",
+            r("mine:suggest", "card.pk"),
+            SELF,
+            lambda w: {"front": "What is a Ray task?", "back": "A remote call.", "note": "n"},
+        ),
+        P(
+            "post",
+            r("mine:suggest", "own_card.pk"),
+            E(404, 404, 404, 404, LOGIN),
+            lambda w: {"front": "x", "note": "n"},
+            notes="one's own card is edited, not suggested",
+        ),
+        P(
+            "post",
+            r("mine:suggest", "draft_card.pk"),
+            DRAFT_SELF,
+            lambda w: {"front": "x", "note": "n"},
+            shares=("staff",),
+        ),
+    ],  # fmt: skip
     # quizzes: an attempt is its learner's only
     "quizzes:index": [P("get", r("quizzes:index"), PUBLIC)],
     "quizzes:quiz": [
@@ -380,8 +507,38 @@ MATRIX: dict[str, list[Probe]] = {
     "authoring:deck-create": [
         P("post", r("authoring:deck-create"), STAFF_ONLY, lambda w: {"slug": "new", "title": "N"})
     ],
+    # The preview renders what the caller sends (learners write their own cards too); a deck's
+    # images only for a deck the caller may edit.
     "authoring:preview": [
-        P("post", r("authoring:preview"), AUTHOR, lambda w: {"front": "*hi*"}, shares=("staff",))
+        P("post", r("authoring:preview"), SELF, lambda w: {"front": "*hi*"}),
+        P(
+            "post",
+            r("authoring:preview"),
+            SELF,
+            lambda w: {"front": "![](<media:nebula.png>)", "preview_deck": w.own.slug},
+            secrets=lambda w: [f"/decks/{w.own.slug}/media/"],
+        ),
+    ],
+    "authoring:media-upload": [
+        P("post", r("authoring:media-upload", "alice-draft"), AUTHOR, _image, shares=("staff",))
+    ],
+    "authoring:suggestions": [
+        P(
+            "get",
+            r("authoring:suggestions"),
+            AUTHOR,
+            secrets=lambda w: ["An edited draft answer."],
+            seen_by=("owner", "staff"),
+        )
+    ],  # fmt: skip
+    "authoring:suggestion-decide": [
+        P(
+            "post",
+            r("authoring:suggestion-decide", "suggestion.pk"),
+            AUTHOR,
+            lambda w: {"decision": "reject", "reply": "no"},
+            shares=("staff",),
+        )
     ],
     "authoring:import": [
         P("get", r("authoring:import"), AUTHOR),
@@ -389,10 +546,10 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     # An import job is its uploader's alone: other authors (staff included) get 404.
     "authoring:import-job": [
-        P("get", r("authoring:import-job", "import_job.pk"), E(OK, 403, 403, 404, LOGIN))
+        P("get", r("authoring:import-job", "import_job.pk"), E(OK, 404, 404, 404, LOGIN))
     ],
     "authoring:import-job-commit": [
-        P("post", r("authoring:import-job-commit", "import_job.pk"), E(OK, 403, 403, 404, LOGIN))
+        P("post", r("authoring:import-job-commit", "import_job.pk"), E(OK, 404, 404, 404, LOGIN))
     ],
     "authoring:deck": [
         P("get", r("authoring:deck", "alice-draft"), AUTHOR),
@@ -465,6 +622,8 @@ MATRIX: dict[str, list[Probe]] = {
         )
     ],
     "authoring:card": [
+        # a private deck's card is not on the author pages, for staff either
+        P("get", r("authoring:card", "own_card.pk"), E(404, 403, 403, 404, LOGIN)),
         P("get", r("authoring:card", "draft_card.pk"), AUTHOR),
         P("post", r("authoring:card", "draft_card.pk"), AUTHOR, _card_form, shares=("staff",)),
     ],
@@ -587,16 +746,19 @@ MATRIX: dict[str, list[Probe]] = {
     ],
     # API: decks
     "api-deck-list": [
-        A("get", r("api-deck-list"), A_PUBLIC, secrets=lambda w: [DRAFT_TITLE], seen_by=("staff",))
+        A("get", r("api-deck-list"), A_PUBLIC, secrets=lambda w: [DRAFT_TITLE], seen_by=("staff",)),
+        A("get", r("api-deck-list"), A_PUBLIC, secrets=lambda w: [OWN_TITLE]),  # hers alone
     ],
     "api-deck-detail": [
         A("get", r("api-deck-detail", "ray-basics"), A_PUBLIC),
         A("get", r("api-deck-detail", "alice-draft"), A_DRAFT),
+        A("get", r("api-deck-detail", "own.slug"), E(OK, 404, 404, 404, 404), secrets=_own),
     ],
     # API: study
     "api-study-queue": [
         A("get", r("api-study-queue"), A_SELF),
         A("get", q(r("api-study-queue"), lambda w: "deck=alice-draft"), A_DRAFT_SELF),
+        A("get", q(r("api-study-queue"), lambda w: f"deck={w.own.slug}"), A_OWN, secrets=_own),
     ],
     "api-review-create": [
         A(
@@ -619,7 +781,9 @@ MATRIX: dict[str, list[Probe]] = {
     "api-card-state": [
         A("get", r("api-card-state", "card.pk"), A_SELF),
         A("get", r("api-card-state", "draft_card.pk"), A_DRAFT_SELF),
+        A("get", r("api-card-state", "own_card.pk"), A_OWN),
         A("patch", r("api-card-state", "card.pk"), A_SELF, lambda w: {"suspended": True}),
+        A("patch", r("api-card-state", "own_card.pk"), A_OWN, lambda w: {"suspended": True}),
         A(
             "patch",
             r("api-card-state", "draft_card.pk"),
@@ -627,7 +791,10 @@ MATRIX: dict[str, list[Probe]] = {
             lambda w: {"suspended": True},
         ),  # fmt: skip
     ],
-    "api-card-search": [A("get", r("api-card-search"), A_SELF)],
+    "api-card-search": [
+        A("get", r("api-card-search"), A_SELF),
+        A("get", q(r("api-card-search"), lambda w: "q=nebula"), A_SELF, secrets=_own),
+    ],
     # API: quizzes
     "api-quiz-list": [A("get", r("api-quiz-list"), A_PUBLIC)],
     "api-quiz-detail": [
@@ -1018,8 +1185,8 @@ def snapshot() -> dict:
 
 def alice_rows(w: World) -> dict:
     """alice's rows: nobody else's request may change them (bar the probe's `shares`)."""
-    from apps.authoring.models import DeckAuthor, Revision
-    from apps.decks.models import Card, Deck, Section
+    from apps.authoring.models import DeckAuthor, EditSuggestion, Revision
+    from apps.decks.models import Card, Deck, Media, Section
     from apps.demos.models import DemoRun
     from apps.quizzes.models import Attempt, Question, Quiz
     from apps.study.models import CardState, ReviewLog
@@ -1042,6 +1209,12 @@ def alice_rows(w: World) -> dict:
         "revisions": _rows(Revision, card__deck=w.draft)
                      + _rows(Revision, question__quiz__deck=w.draft),
         "authors": _rows(DeckAuthor, deck=w.draft),
+        "own_decks": _rows(Deck, owner=alice),
+        "own_cards": _rows(Card, deck__owner=alice),
+        "own_media": _rows(Media, deck__owner=alice),
+        "own_revisions": _rows(Revision, card__deck__owner=alice),
+        "suggestions": _rows(EditSuggestion, user=alice)
+                       + _rows(EditSuggestion, card__deck=w.draft),
     }  # fmt: skip
 
 

@@ -4,13 +4,17 @@ alice studies the published deck "ray-basics" (a review, so a card state and a r
 finished and an open quiz attempt, a queued demo run, owns the team "Zephyr cohort" (charlie is a
 member, with an open invite) and authors the draft deck "alice-draft" (a section, a card with two
 revisions, a quiz with a question with a revision). bob is a learner with none of it: a stranger.
-staff is staff. Names that must never reach anyone but their owner are in PRIVATE.
+staff is staff. alice also has a private deck of her own ("my cards": a card with an image and
+a revision) and an open suggested edit of a shipped card; charlie suggested an edit of her
+draft's card. Names that must never reach anyone but their owner are in PRIVATE.
 """
 
+import io
 import uuid
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
+from PIL import Image
 from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import profile_for
@@ -32,7 +36,9 @@ from apps.teams.models import Invite, Membership, Team
 TEAM_NAME = "Zephyr cohort"
 DRAFT_TITLE = "Alice's secret draft"
 DRAFT_FRONT = "Quasar front only alice sees"
-PRIVATE = (TEAM_NAME, DRAFT_TITLE, DRAFT_FRONT)
+OWN_TITLE = "Alice's own flashcards"
+OWN_FRONT = "Nebula front only alice reviews"
+PRIVATE = (TEAM_NAME, DRAFT_TITLE, DRAFT_FRONT, OWN_TITLE, OWN_FRONT)
 # In the exercises' hidden tests and reference: no learner may ever see it, staff included.
 HIDDEN_TEST = "hidden_marker_7f3a"
 ALICE_CODE = "alice_code_marker_91c2"
@@ -78,6 +84,14 @@ class World:
     submission: object = None  # alice's finished Submit of `exercise`
     tokens: dict = field(default_factory=dict)
     import_job: object = None  # alice's finished import of her draft
+    own: object = None  # alice's private deck
+    own_card: object = None
+    own_media: object = None  # an image of her private deck
+    own_revision: object = None
+    deck_media: object = None  # an image of the published deck
+    draft_media: object = None
+    suggestion: object = None  # charlie's open suggested edit of alice's draft card
+    alice_suggestion: object = None  # alice's open suggested edit of a published card
 
     def __getitem__(self, name):
         return getattr(self, name)
@@ -100,6 +114,12 @@ def _single(quiz: Quiz, slug: str, card: Card) -> Question:
     Choice.objects.create(question=question, text="A task", correct=False, order=1)
     question.cards.set([card])
     return question
+
+
+def png_bytes(color=(10, 120, 200)) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), color).save(out, format="PNG")
+    return out.getvalue()
 
 
 def world_build() -> World:
@@ -175,7 +195,38 @@ def world_build() -> World:
         code=f"def add(a, b):\n    return 0  # {ALICE_CODE}\n", status=Submission.Status.FAILED,
     )  # fmt: skip
 
+    own = authoring.own_deck_create(user=alice, title=OWN_TITLE)
+    own_card = authoring.card_create(
+        deck=own,
+        author=alice,
+        section=own.sections.get(),
+        slug="nebula",
+        front=OWN_FRONT,
+        back="A cloud of gas.",
+    )
+    own_media = authoring.media_upload(deck=own, user=alice, name="nebula.png", data=png_bytes())
+    authoring.card_update(card=own_card, author=alice, back="![](<media:nebula.png>) Gas.")
+    deck_media = authoring.media_upload(
+        deck=deck, user=staff, name="ray.png", data=png_bytes((1, 2, 3))
+    )
+    draft_media = authoring.media_upload(
+        deck=draft, user=alice, name="quasar.png", data=png_bytes((4, 5, 6))
+    )
+    suggestion = authoring.suggestion_file(
+        user=charlie,
+        card=draft_card,
+        front=DRAFT_FRONT,
+        back="An edited draft answer.",
+        note="typo",
+    )
+    alice_suggestion = authoring.suggestion_file(
+        user=alice, card=cards[1], front=cards[1].front, back="A stateful process.", note="shorter"
+    )
+
     return World(
+        own=own, own_card=own_card, own_media=own_media, deck_media=deck_media,
+        draft_media=draft_media, own_revision=own_card.revisions.get(number=1),
+        suggestion=suggestion, alice_suggestion=alice_suggestion,
         users={"alice": alice, "bob": bob, "charlie": charlie, "staff": staff},
         exercise=exercise, draft_exercise=draft_exercise, submission=submission,
         deck=deck, card=cards[0], quiz=quiz, timed=timed, checkpoint=checkpoint,

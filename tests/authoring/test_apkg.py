@@ -123,10 +123,11 @@ def test_a_genanki_package_of_the_three_note_types(small_deck, staff, tmp_path):
     assert c1.back == "2018"
     assert "[...]" in c1.front_html and "distributed replay buffer" in c1.front_html
     assert "[buffer]" in c2.front_html and "Ape-X" in c2.front_html
-    assert by_front["The learner"].back == "GPU"
+    # its image (not a real PNG) is refused with a sentence; the card shows a placeholder
+    learner = by_front["The learner ![](<media:learner.png>)"]
+    assert learner.back == "GPU" and "[image missing: learner.png]" in learner.front_html
     assert doc.notes == [
-        "media skipped: 1 file in the package, 1 note pointing at images or sounds"
-        " (RayDeck imports text only)"
+        "image left out: learner.png is not an image that can be read (PNG, JPEG, GIF or WebP)"
     ]
     # the same package again: the same cards (slugs from the notes' guids), nothing new
     _, again = _import(genanki_package(tmp_path), user=staff)
@@ -224,7 +225,7 @@ def test_the_import_page_previews_notes_then_commits_in_one_go(staff_client, tmp
     response = staff_client.post(reverse("authoring:import"), {"file": upload})
     html = response.content.decode()
     assert response.status_code == 200 and "<strong>6</strong> new" in html
-    assert "media skipped: 1 file" in html and not Deck.objects.filter(slug="distributed-rl")
+    assert "image left out: learner.png" in html and not Deck.objects.filter(slug="distributed-rl")
     token = html.split('name="preview" value="')[1].split('"')[0]
     response = staff_client.post(reverse("authoring:import"), {"commit": "1", "preview": token})
     assert response.status_code == 302
@@ -254,7 +255,7 @@ def test_the_api_imports_a_package_and_lists_its_notes(api_client, staff, tmp_pa
     response = api_client.post("/api/author/import/", {"file": upload, "deck": "stock"})
     body = response.json()
     assert response.status_code == 201 and body["created"] == 6 and body["deck"] == "stock"
-    assert body["notes"][0].startswith("media skipped")
+    assert body["notes"][0].startswith("image left out: learner.png")
 
 
 @given(st.binary(max_size=4000))

@@ -74,3 +74,36 @@ def test_links_get_safe_rel():
 @given(st.text(max_size=300))
 def test_any_text_renders_inert(text):
     assert_inert(render_markdown(text))
+
+
+# A deck's images ------------------------------------------------------------------------------
+
+
+def test_a_deck_image_points_at_its_url_and_a_missing_one_is_a_placeholder():
+    from apps.decks.markdown import render_markdown
+
+    text = "See ![the ring](<media:ring buffer.png>) and ![](<media:gone.png>)"
+    html = render_markdown(text, media={"ring buffer.png": "/decks/d/media/ring%20buffer.png"})
+    assert '<img src="/decks/d/media/ring%20buffer.png" alt="the ring">' in html
+    assert '<span class="media-missing">[image missing: gone.png]</span>' in html
+
+
+def test_an_image_with_a_path_or_a_script_url_never_becomes_an_img():
+    from apps.decks.markdown import render_markdown
+
+    media = {"x.png": "/decks/d/media/x.png"}
+    html = render_markdown("![](<media:../../etc/passwd>) ![](javascript:alert(1))", media=media)
+    assert "<img" not in html and 'src="javascript' not in html and "href" not in html
+    assert "[image missing: ../../etc/passwd]" in html
+
+
+def test_anki_html_images_become_deck_image_references():
+    from apps.decks.markdown import html_to_text, media_names
+
+    field = (
+        '<div>The learner <img src="gpu%20box.png" alt="a [GPU]"></div><img src="https://x/y.png">'
+        '<img src="../../secret.png"><script>alert(1)</script>'
+    )
+    text = html_to_text(field)
+    assert text == "The learner ![a GPU](<media:gpu box.png>)\n![](<media:../../secret.png>)"
+    assert media_names(text) == {"gpu box.png", "../../secret.png"}

@@ -17,6 +17,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from apps.accounts.models import profile_for
+from apps.authoring.services import card_create, own_deck_create, suggestion_file
 from apps.decks.models import Card, Deck, Section
 from apps.demos.models import DemoPoint, DemoRun
 from apps.quizzes.models import Quiz
@@ -84,6 +85,17 @@ def world(seeded, alice, bob, staff):
         DemoPoint.objects.create(run=run, seq=seq, data={"series": "idle", "x": x, "y": y})
     section = Section.objects.filter(deck=deck).order_by("order").first()
     question = check.questions.first()
+    own = own_deck_create(user=alice, title="Mock interview")
+    own_card = card_create(
+        deck=own,
+        author=alice,
+        section=own.sections.get(),
+        slug="ring",
+        front="A ring buffer?",
+        back="A fixed FIFO.",
+        type_answer=True,
+    )
+    suggestion_file(user=bob, card=cards[0], front=cards[0].front, back="Shorter.", note="n")
     return {
         "learner": [
             "/", "/study/", f"/study/review/{deck.slug}/", "reveal", f"/study/cram/{deck.slug}/",
@@ -93,14 +105,15 @@ def world(seeded, alice, bob, staff):
             f"/decks/{deck.slug}/{section.slug}/", "/quizzes/", f"/quizzes/{check.slug}/",
             f"/quizzes/attempts/{attempt.pk}/", "/demos/", f"/demos/{run.demo}/", "/demos/runs/",
             f"/demos/runs/{run.pk}/", "/accounts/profile/", "/teams/", f"/teams/{team.slug}/",
-            f"/teams/{team.slug}/manage/", "/no-such-page/",
+            f"/teams/{team.slug}/manage/", "/no-such-page/", "/my/", f"/my/decks/{own.slug}/",
+            f"/my/cards/{own_card.pk}/", f"/study/review/{own.slug}/",
         ],
         "author": [
             "/author/", f"/author/decks/{deck.slug}/", f"/author/sections/{section.pk}/",
             f"/author/cards/{cards[0].pk}/", f"/author/cards/{cards[0].pk}/history/",
             "/author/import/", f"/author/quizzes/{check.slug}/",
             f"/author/questions/{question.pk}/",
-            f"/teams/join/{invite_create(team=team, by=alice).token}/",
+            f"/teams/join/{invite_create(team=team, by=alice).token}/", "/author/suggestions/",
         ],
         "anonymous": ["/", "/accounts/login/", "/accounts/signup/", "/accounts/password-reset/"],
     }  # fmt: skip

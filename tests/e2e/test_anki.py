@@ -44,7 +44,7 @@ def test_import_search_open_suspend_and_the_card_leaves_the_queue(
     page.goto("/author/import/")
     page.set_input_files("#id_file", str(stock))
     page.get_by_role("button", name="Preview the import").click()
-    expect(page.locator("#import-notes")).to_contain_text("media skipped: 1 file")
+    expect(page.locator("#import-notes")).to_contain_text("image left out: learner.png")
     page.get_by_role("button", name="Import these cards").click()
     expect(page.locator(".message-success")).to_contain_text("Imported")
 

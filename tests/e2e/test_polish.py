@@ -119,7 +119,7 @@ def test_the_card_browser_is_found_says_when_nothing_matches_and_marks_hits(
     expect(page.locator("#next-step")).to_have_count(1)
     if page.size == "phone":
         page.get_by_role("button", name="Menu").tap()
-    press(page, page.locator("#site-menu").get_by_role("link", name="Cards"))
+    press(page, page.locator("#site-menu").get_by_role("link", name="Cards", exact=True))
     expect(page.get_by_role("heading", name="Browse cards")).to_be_visible()
     page.wait_for_load_state("load")
 

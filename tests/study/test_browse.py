@@ -177,6 +177,9 @@ def test_query_counts_are_flat(alice_client, as_alice, alice, small_deck, extra,
     # session, user, profile (her today), the count, the page, the deck list, its sections
     with django_assert_num_queries(7):
         alice_client.get("/study/browse/?q=word&sort=lapses&state=due")
+    for sort in browse.SORT_COLUMNS:  # every column, with the bulk actions' table
+        with django_assert_num_queries(7):
+            alice_client.get(f"/study/browse/?sort=-{sort}")
     first = small_deck.cards.first().pk
     # session, user, profile (her time zone), card, state, history
     with django_assert_num_queries(6):

@@ -75,8 +75,8 @@ def test_a_hidden_member_sees_their_own_row(client, studied, charlie):
     assert "Manage members" not in page
 
 
-# Session, user, profile (time-zone middleware), membership, then team_progress's ten.
-PAGE_QUERIES = 14
+# Session, user, profile (time-zone middleware), membership, then team_progress's eleven.
+PAGE_QUERIES = 15
 
 
 @pytest.mark.parametrize("url", ["/teams/ray-cohort/", "/teams/ray-cohort/progress.csv"])

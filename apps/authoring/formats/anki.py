@@ -4,7 +4,15 @@ import csv
 import hashlib
 import io
 
-from apps.authoring.apkg import ApkgCard, ApkgError, apkg_read, card_key, deck_path, note_key
+from apps.authoring.apkg import (
+    ApkgCard,
+    ApkgError,
+    apkg_media,
+    apkg_read,
+    card_key,
+    deck_path,
+    note_key,
+)
 from apps.authoring.formats.rows import (
     ANKI_NOTETYPE,
     ANKI_SECTION,
@@ -14,7 +22,7 @@ from apps.authoring.formats.rows import (
     slug_from_text,
 )
 from apps.decks.content import SLUG_RE, ContentError
-from apps.decks.markdown import CLOZE_RE, html_to_text
+from apps.decks.markdown import CLOZE_RE, html_to_text, media_names
 
 SEPARATORS = {"tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
 
@@ -151,11 +159,14 @@ def apkg_note_text(card: ApkgCard) -> tuple[str, str]:
     return card.front, card.back
 
 
-def apkg_rows(data: bytes, source: str, *, section: str = "") -> tuple[list[CardRow], str, list]:
-    """Rows of an Anki package, the name of its (first) top-level deck, and notes for the
-    preview (media left out, cards skipped). Notes of our own export keep their card slug,
-    why and section (the section:: tag); others get a slug from the note's guid
-    (apkg.card_key), their sub-deck ("Ray::Actors") as section, else `section` or
+def apkg_rows(
+    data: bytes, source: str, *, section: str = "", media_max_bytes: int = 0
+) -> tuple[list[CardRow], str, list, dict[str, bytes]]:
+    """Rows of an Anki package, the name of its (first) top-level deck, notes for the preview
+    (media left out, cards skipped), and the images the notes show (`<img src=...>` became
+    `![](<media:NAME>)`), by name, each at most `media_max_bytes`. Notes of our own export
+    keep their card slug, why and section (the section:: tag); others get a slug from the
+    note's guid (apkg.card_key), their sub-deck ("Ray::Actors") as section, else `section` or
     "imported-from-anki"."""
     try:
         package = apkg_read(data)
@@ -209,14 +220,21 @@ def apkg_rows(data: bytes, source: str, *, section: str = "") -> tuple[list[Card
             CardRow(
                 line=number, slug=slug, front=front, back=back, why=why, section=row_section,
                 section_title=title, section_given=given, from_anki=True, tags=tags,
-                kind=kind, source=card_source,
+                kind=kind, source=card_source, type_answer=card.type_answer or None,
             )
         )  # fmt: skip
-    if package.media_files or package.media_refs:
+    wanted = set().union(*(media_names(f"{r.front}\n{r.back}\n{r.why or ''}") for r in rows))
+    media: dict[str, bytes] = {}
+    if wanted:
+        try:
+            media, left_out = apkg_media(data, wanted, max_bytes=media_max_bytes)
+        except ApkgError as exc:
+            raise ContentError(source, "", str(exc)) from None
+        notes += [f"image left out: {why}" for why in left_out[:20]]
+    if package.sound_refs:
         notes.append(
-            f"media skipped: {package.media_files} file{'s' if package.media_files != 1 else ''}"
-            f" in the package, {package.media_refs} note{'s' if package.media_refs != 1 else ''}"
-            " pointing at images or sounds (RayDeck imports text only)"
+            f"sounds skipped: {package.sound_refs} note{'s' if package.sound_refs != 1 else ''}"
+            " point at sounds (RayDeck imports text and images)"
         )
     if empty_backs:
         notes.append(
@@ -226,4 +244,4 @@ def apkg_rows(data: bytes, source: str, *, section: str = "") -> tuple[list[Card
     if len(package.skipped) > 20:
         notes.append(f"... and {len(package.skipped) - 20} more notes skipped")
     rows_check(rows, source)
-    return rows, (top_decks[0] if top_decks else ""), notes
+    return rows, (top_decks[0] if top_decks else ""), notes, media

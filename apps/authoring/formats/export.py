@@ -20,7 +20,7 @@ from apps.authoring.formats.rows import (
     SECTION_TAG,
 )
 from apps.decks.content import deck_document, note_head
-from apps.decks.markdown import card_faces, render_markdown
+from apps.decks.markdown import card_faces, media_names, render_markdown
 from apps.decks.models import Deck
 from config import csv_safety
 
@@ -148,28 +148,45 @@ def export_apkg(deck: Deck) -> bytes:
     """An Anki package: one note per note (a reversed note is Anki's "Basic (and reversed
     card)", a cloze note Anki's Cloze, so Anki schedules the same cards), fields as sanitised
     HTML, tagged with its tags and section; note ids (guids) come from the note slugs, so Anki
-    updates rather than duplicates notes when a newer export is imported."""
+    updates rather than duplicates notes when a newer export is imported. The deck's images the
+    notes show go in the package's media, named as the notes' <img src> name them."""
     models = {kind: anki_model(deck, kind) for kind in ("basic", "reverse", "cloze")}
     anki_deck = genanki.Deck(_stable_id("deck", deck.slug), deck.title)
+    images = {m.name: m for m in deck.media.all()}
+    media = {name: name for name in images}  # <img src="NAME">, the file beside it in the zip
+    shown_images: set[str] = set()
     for card in _note_heads(deck):
         slug = card.note_slug or card.slug
         tags = [t.replace(" ", "_") for t in card.tags] + [SECTION_TAG + card.section.slug]
         if card.kind == "cloze":
             # The deletions stay Anki's {{c1::...}} markup, which Markdown leaves as text.
-            shown, back = render_markdown(card.front), render_markdown(card.back)
+            shown = render_markdown(card.front, media=media)
+            back = render_markdown(card.back, media=media)
         else:
-            shown, back = card_faces(card.kind, 1, card.front, card.back)
+            shown, back = card_faces(card.kind, 1, card.front, card.back, media=media)
+        why = render_markdown(card.why, media=media)
+        shown_images |= media_names(f"{card.front}\n{card.back}\n{card.why}")
         anki_deck.add_note(
             genanki.Note(
                 model=models[card.kind],
-                fields=[shown, back, card.why_html, slug, html.escape(card.source)],
+                fields=[shown, back, why, slug, html.escape(card.source)],
                 tags=list(dict.fromkeys(tags)),
                 guid=anki_guid(deck, slug),
             )
         )
     with tempfile.TemporaryDirectory() as folder:
+        files = []
+        for name in sorted(shown_images & set(images)):
+            target = Path(folder) / "media" / name
+            target.parent.mkdir(exist_ok=True)
+            try:
+                with images[name].file.open("rb") as stored:
+                    target.write_bytes(stored.read())
+            except OSError:  # the storage lost it: the note's image is missing in Anki too
+                continue
+            files.append(str(target))
         path = Path(folder) / f"{deck.slug}.apkg"
-        genanki.Package(anki_deck).write_to_file(str(path))
+        genanki.Package(anki_deck, media_files=files).write_to_file(str(path))
         return path.read_bytes()
 
 

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from django.conf import settings
 from django.utils.text import slugify
 
 from apps.authoring.formats.anki import anki_html_to_text, anki_rows, apkg_rows
@@ -29,7 +30,7 @@ from apps.decks.content import (
     parse_deck,
     read_yaml,
 )
-from apps.decks.markdown import ClozeError, render_markdown
+from apps.decks.markdown import ClozeError, media_names, render_markdown
 from apps.decks.models import Deck
 from config import limits
 
@@ -95,7 +96,8 @@ def rows_merge(
     def text_for(markdown: str, text: str, row: CardRow) -> str:
         # Anki's text of a field we exported is our Markdown rendered and stripped of tags; when
         # it still is exactly that, the note was not edited there: keep the Markdown.
-        same = row.from_anki and anki_html_to_text(render_markdown(markdown)) == text
+        shown = {name: name for name in media_names(markdown)}  # as the export writes images
+        same = row.from_anki and anki_html_to_text(render_markdown(markdown, media=shown)) == text
         return markdown if same else text
 
     for row in rows:
@@ -111,6 +113,8 @@ def rows_merge(
                 card.kind = row.kind
             if row.source is not None:
                 card.source = row.source
+            if row.type_answer is not None:
+                card.type_answer = row.type_answer
             section = section_for(row) if row.section_given else old_section
             if old_section is not section:
                 old_section.cards.remove(card)
@@ -120,6 +124,7 @@ def rows_merge(
             card = CardDoc(
                 slug=row.slug, front=row.front, back=row.back, why=row.why or "", tags=row.tags,
                 kind=row.kind or "basic", source=row.source or "",
+                type_answer=bool(row.type_answer),
             )  # fmt: skip
             section.cards.append(card)
         where[row.slug] = section
@@ -157,7 +162,9 @@ def import_document(
                 source, "", f"the file is larger than {limit_text()}, the import limit"
                 " (export fewer notes from Anki, or the deck in parts)",
             )  # fmt: skip
-        rows, anki_deck, notes = apkg_rows(data, source, section=section)
+        rows, anki_deck, notes, media = apkg_rows(
+            data, source, section=section, media_max_bytes=settings.MEDIA_MAX_BYTES
+        )
         if not rows:
             raise ContentError(source, "", "the package has no cards to import")
         deck_slug = deck_slug or slugify(anki_deck)[:80].strip("-")
@@ -167,7 +174,7 @@ def import_document(
             rows, deck_slug=deck_slug, deck_title=deck_title or anki_deck[:TITLE_MAX],
             source=source,
         )  # fmt: skip
-        doc.notes = notes
+        doc.notes, doc.media = notes, media
         return doc
     text = text_decode(data, source)
     if fmt in ("yaml", "json"):

@@ -61,19 +61,25 @@ class CardRow:
     from_anki: bool = False
     kind: str | None = None  # None: the file does not say (an existing card keeps its kind)
     source: str | None = None
+    type_answer: bool | None = None  # an Anki note type with {{type:...}}: the learner types
 
 
 class ImportUploadCut(FileUploadHandler):
-    """Keeps at most MAX_FILE_BYTES + 1 bytes of an uploaded file while it streams in (one byte
-    past the limit is enough to refuse it), so a huge upload fills neither memory nor the disk.
-    Put it first in request.upload_handlers before anything reads request.POST or FILES."""
+    """Keeps at most `limit` + 1 bytes (MAX_FILE_BYTES unless given) of an uploaded file while
+    it streams in (one byte past the limit is enough to refuse it), so a huge upload fills
+    neither memory nor the disk. Put it first in request.upload_handlers before anything reads
+    request.POST or FILES."""
+
+    def __init__(self, request=None, limit: int | None = None):
+        super().__init__(request)
+        self.limit = limit or MAX_FILE_BYTES
 
     def new_file(self, *args, **kwargs):
         super().new_file(*args, **kwargs)
         self.received = 0
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
-        room = MAX_FILE_BYTES + 1 - self.received
+        room = self.limit + 1 - self.received
         self.received += len(raw_data)
         return raw_data[:room] if room > 0 else None
 

@@ -38,6 +38,17 @@ from apps.authoring.services.imports import (
     import_result_data,
 )
 from apps.authoring.services.links import card_demos_link, card_questions_link
+from apps.authoring.services.media import MediaRefused, cards_rerender, media_upload
+from apps.authoring.services.own import (
+    QuotaExceeded,
+    card_retire,
+    own_card_slug,
+    own_cards_move,
+    own_cards_tag,
+    own_deck_create,
+    quota_check,
+    quota_enforce,
+)
 from apps.authoring.services.questions import question_delete, question_move, question_save
 from apps.authoring.services.quizzes import QUIZ_FIELDS, quiz_delete, quiz_save
 from apps.authoring.services.restore import revision_restore
@@ -47,6 +58,14 @@ from apps.authoring.services.sections import (
     section_delete,
     section_move,
     section_update,
+)
+from apps.authoring.services.suggestions import (
+    SuggestionClosed,
+    news_key,
+    suggestion_accept,
+    suggestion_file,
+    suggestion_reject,
+    suggestions_tell,
 )
 
 __all__ = [
@@ -59,4 +78,8 @@ __all__ = [
     "note_siblings", "question_data", "question_delete", "question_move", "question_save",
     "quiz_delete", "quiz_save", "revision_restore", "section_create", "section_delete",
     "section_move", "section_update",
+    "MediaRefused", "QuotaExceeded", "SuggestionClosed", "card_retire", "cards_rerender",
+    "media_upload", "news_key", "own_card_slug", "own_cards_move", "own_cards_tag",
+    "own_deck_create", "quota_check", "quota_enforce", "suggestion_accept", "suggestion_file",
+    "suggestion_reject", "suggestions_tell",
 ]  # fmt: skip

@@ -35,7 +35,9 @@ from apps.study.services import card_learners_requeue
 
 # The card's own source (paper or docs page) is `card_source` here: `source` says where an
 # edit came from (editor, API, import...), as it does on a Revision.
-CARD_FIELDS = ("section", "slug", "kind", "front", "back", "why", "card_source", "tags")
+CARD_FIELDS = (
+    "section", "slug", "kind", "front", "back", "why", "card_source", "tags", "type_answer",
+)  # fmt: skip
 
 
 def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[str, Any]:
@@ -53,6 +55,12 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
         clean["kind"] = (fields["kind"] or Card.Kind.BASIC).strip()
         if clean["kind"] not in KINDS:
             errors["kind"] = f"kind {clean['kind']!r} must be one of {', '.join(KINDS)}"
+    if "type_answer" in fields:
+        if not isinstance(fields["type_answer"], bool):
+            errors["type_answer"] = (
+                f"type_answer must be true or false, got {fields['type_answer']!r}"
+            )
+        clean["type_answer"] = fields["type_answer"] is True
     if "tags" in fields:
         try:
             clean["tags"] = tags_clean(fields["tags"])
@@ -126,7 +134,8 @@ def card_create(
         missing.append("back")
     if missing:
         raise ValidationError({k: f"{k} is required" for k in missing})
-    defaults = {"why": "", "tags": [], "kind": Card.Kind.BASIC, "card_source": "", "back": ""}
+    defaults = {"why": "", "tags": [], "kind": Card.Kind.BASIC, "card_source": "", "back": "",
+                "type_answer": False}  # fmt: skip
     clean = _card_clean(deck, {**defaults, **fields}, None)
     made = _note_cards(deck, clean, [])
     cards = []
@@ -188,7 +197,7 @@ def card_update(
     made = _note_cards(card.deck, {**after, "kind": card.kind}, siblings)
     by_ordinal = {c.ordinal: c for c in siblings}
     section = clean.get("section") or card.section
-    text = {k: after[k] for k in ("front", "back", "why", "source", "tags")}
+    text = {k: after[k] for k in ("front", "back", "why", "source", "tags", "type_answer")}
     revisions, requeued, kept = {}, 0, set()
     for slug, ordinal in made:
         row = by_ordinal.get(ordinal)

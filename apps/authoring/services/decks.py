@@ -7,6 +7,7 @@ from django.db import transaction
 from apps.authoring.models import DeckAuthor
 from apps.authoring.selectors import deck_progress
 from apps.authoring.services.fields import slug_check, text_clean
+from apps.authoring.services.media import media_files_drop
 from apps.decks.models import Card, Deck
 from apps.study.services import deck_learners_lock
 from config.errors import Conflict
@@ -50,6 +51,10 @@ def deck_update(*, deck: Deck, **fields) -> Deck:
     if "objectives" in fields:
         deck.objectives = _objectives(fields["objectives"])
     if "is_published" in fields:
+        if fields["is_published"] and deck.owner_id is not None:
+            raise ValidationError(
+                {"is_published": "a deck of your own is private: it is never published"}
+            )
         deck.is_published = bool(fields["is_published"])
     deck.save()
     return deck
@@ -82,8 +87,9 @@ def deck_delete(*, deck: Deck, by, confirm: str = "") -> None:
     While learners have progress it is refused (409, with what would be lost) unless `confirm`
     is the deck's slug. Its learners and then its cards are locked first (in the order a grade
     takes them): a grade or undo in flight ends before, one that comes later finds its card
-    gone (instead of the delete failing on a review it did not see, or a deadlock)."""
-    if not by.is_staff:
+    gone (instead of the delete failing on a review it did not see, or a deadlock). A learner's
+    own deck is deleted by its owner only; its images' files go once the delete commits."""
+    if not (by.is_staff if deck.owner_id is None else deck.owner_id == by.pk):
         raise PermissionDenied("Only staff may delete a deck.")
     deck_learners_lock(deck)
     list(Card.all_objects.select_for_update().filter(deck=deck).values_list("pk"))
@@ -93,4 +99,6 @@ def deck_delete(*, deck: Deck, by, confirm: str = "") -> None:
             f"{progress.sentence(deck)}. To delete it anyway, send the delete again with "
             f"confirm={deck.slug}."
         )
+    files = list(deck.media.values_list("file", flat=True))
     deck.delete()
+    transaction.on_commit(lambda: media_files_drop(files))

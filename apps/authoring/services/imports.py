@@ -16,6 +16,8 @@ from apps.authoring.apkg import ApkgError, apkg_precheck
 from apps.authoring.formats import IMPORT_FORMATS, format_guess, import_document, text_decode
 from apps.authoring.models import ImportJob, Revision
 from apps.authoring.selectors import can_author, learners_with_progress
+from apps.authoring.services.media import cards_rerender, media_check_all, media_import
+from apps.authoring.services.own import quota_check, quota_enforce
 from apps.authoring.services.revisions import Source, card_data, original_keep, revision_add
 from apps.decks.content import PROGRESS_EVERY, ContentError, DeckDoc, LoadResult, deck_apply
 from apps.decks.models import Deck
@@ -69,6 +71,10 @@ def deck_import(
     if not dry_run:
         _deck_import_lock(doc.slug, wait=wait)
     deck = Deck.objects.filter(slug=doc.slug).first()
+    if deck is not None and deck.owner_id is not None:
+        # A learner's own deck: it keeps its name, and stays theirs and unpublished.
+        doc.title, doc.description, doc.objectives = deck.title, deck.description, deck.objectives
+        publish = False
     if deck is None and not (user is None or user.is_staff):
         raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
     if deck is not None and user is not None and not can_author(user, deck):
@@ -79,6 +85,10 @@ def deck_import(
     result = deck_apply(doc, dry_run=dry_run, progress=progress, learners_of=learners_with_progress)
     result.warnings = [str(f) for f in lint_documents(dataclasses.asdict(doc), []).findings]
     if dry_run:
+        if doc.media:
+            doc.notes += media_check_all(doc.media)[1]
+        if deck is not None and deck.owner_id is not None:
+            quota_check(user=deck.owner, cards=result.created)
         return result
     created = deck is None
     deck = Deck.objects.get(slug=doc.slug)
@@ -115,6 +125,13 @@ def deck_import(
             card=card, data=now, author=user, source=Source.IMPORT, note="changed by import"
         )
     Revision.objects.bulk_create(first_revisions, batch_size=500)
+    if doc.media:
+        stored, refused = media_import(deck=deck, files=doc.media)
+        doc.notes += refused
+        if stored:
+            cards_rerender(deck)
+    if deck.owner_id is not None:
+        quota_enforce(deck.owner)
     return result
 
 
@@ -123,11 +140,9 @@ def file_import(
 ) -> tuple[DeckDoc, LoadResult]:
     """Read a whole import file (any format) and apply it in one transaction (deck_import),
     in the request: refused with ImportBusy (409) while another import of the deck runs.
-    `options` as an ImportJob keeps them: fmt, deck_slug, deck_title, section, publish."""
-    doc = import_document(
-        data, filename=filename, fmt=options.get("fmt"), deck_slug=options.get("deck_slug", ""),
-        deck_title=options.get("deck_title", ""), section=options.get("section", ""),
-    )  # fmt: skip
+    `options` as an ImportJob keeps them: fmt, deck_slug, deck_title, section, publish, into."""
+    doc = import_read(data, filename=filename, options=options,
+                      deck_slug=options.get("deck_slug", ""))  # fmt: skip
     publish = bool(options.get("publish"))
     if (
         not dry_run
@@ -137,6 +152,19 @@ def file_import(
     ):
         raise ImportBusy(_busy_message(doc.slug))
     return doc, deck_import(doc=doc, user=user, dry_run=dry_run, publish=publish, wait=False)
+
+
+def import_read(data: bytes, *, filename: str, options: dict, deck_slug: str) -> DeckDoc:
+    """A whole import file read and checked (ContentError). With options["into"] (a learner's
+    import into their own deck) the cards go into that deck whatever deck the file names."""
+    into = options.get("into") or ""
+    doc = import_document(
+        data, filename=filename, fmt=options.get("fmt"), deck_slug=into or deck_slug,
+        deck_title=options.get("deck_title", ""), section=options.get("section", ""),
+    )  # fmt: skip
+    if into:
+        doc.slug = into
+    return doc
 
 
 def import_result_data(result: LoadResult, *, dry_run: bool, notes) -> dict:
@@ -285,11 +313,8 @@ def _import_job_write(job_id: int) -> str:
     job = ImportJob.objects.select_related("user").get(pk=job_id)
     options = job.options
     try:
-        doc = import_document(
-            bytes(job.data), filename=job.filename, fmt=options.get("fmt"),
-            deck_slug=job.deck_slug, deck_title=options.get("deck_title", ""),
-            section=options.get("section", ""),
-        )  # fmt: skip
+        doc = import_read(bytes(job.data), filename=job.filename, options=options,
+                          deck_slug=job.deck_slug)  # fmt: skip
         rows = sum(len(card.cards()) for s in doc.sections for card in s.cards)
         try:
             with transaction.atomic():

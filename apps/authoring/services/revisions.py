@@ -25,6 +25,7 @@ def card_data(card: Card) -> dict[str, Any]:
         "why": card.why,
         "source": card.source,
         "tags": list(card.tags),
+        "type_answer": card.type_answer,
     }
 
 
@@ -91,3 +92,28 @@ def original_keep(*, card: Card | None = None, question: Question | None = None,
     target = {"card": card} if card is not None else {"question": question}
     if not Revision.objects.filter(**target).exists():
         revision_add(**target, data=data, source=Source.ORIGINAL, note="before the first edit")
+
+
+def revisions_add_many(*, cards, before: dict[int, dict], author, note: str) -> None:
+    """A revision for each of `cards` (edited, saved, and locked by the caller), with an
+    "original" one first for a card with no history (`before`: its data before the edit): two
+    queries however many cards (a bulk edit of the card browser)."""
+    if not cards:
+        return
+    last = dict(
+        Revision.objects.filter(card__in=cards)
+        .values("card")
+        .annotate(n=Max("number"))
+        .values_list("card", "n")
+    )
+    who = author if author is not None and author.is_authenticated else None
+    rows = []
+    for card in cards:
+        number = last.get(card.pk, 0)
+        if card.pk not in last:
+            number += 1
+            rows.append(Revision(card=card, number=number, data=before[card.pk],
+                                 source=Source.ORIGINAL, note="before the first edit"))  # fmt: skip
+        rows.append(Revision(card=card, number=number + 1, data=card_data(card), author=who,
+                             note=note[:200], source=Source.EDITOR))  # fmt: skip
+    Revision.objects.bulk_create(rows, batch_size=500)

@@ -9,6 +9,7 @@ from apps.authoring.views.cards import (
     card_history,
     card_move,
     card_new,
+    media_upload,
     preview,
     revision_restore,
 )
@@ -41,6 +42,7 @@ from apps.authoring.views.quizzes import (
     quiz,
     quiz_create,
 )
+from apps.authoring.views.suggestions import suggestion_decide, suggestions
 
 __all__ = [
     "card", "card_delete", "card_history", "card_move", "card_new", "deck", "deck_authors",
@@ -48,5 +50,6 @@ __all__ = [
     "exercise_import_batch", "exercise_new", "exercise_recheck", "exercise_restore", "exercises",
     "export", "import_job", "import_job_commit", "import_page", "index", "preview", "question",
     "question_delete", "question_history", "question_move", "quiz", "quiz_create",
-    "revision_restore", "section", "section_create", "section_move",
+    "revision_restore", "section", "section_create", "section_move", "media_upload",
+    "suggestion_decide", "suggestions",
 ]  # fmt: skip

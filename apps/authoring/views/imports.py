@@ -4,6 +4,7 @@ import base64
 import secrets
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -24,6 +25,7 @@ from apps.authoring.forms import ImportForm
 from apps.authoring.models import ImportJob
 from apps.authoring.views.base import author_required
 from apps.decks.content import MAX_FILE_BYTES, ContentError
+from apps.decks.models import Deck
 
 IMPORT_SESSION_KEY = "authoring_import"
 
@@ -50,13 +52,24 @@ def import_page(request):
 @csrf_protect
 @author_required
 def _import_page(request):
+    return import_flow(request)
+
+
+def import_flow(request, *, into: Deck | None = None):
+    """The import page's flow for an author (any deck they author, or a new one) or, with
+    `into`, for a learner importing into their own deck (the file's cards go there, whatever
+    deck it names)."""
     form = ImportForm(request.POST or request.GET, request.FILES)
     form.is_valid()  # every field is optional text; what the file holds is checked below
     context = {
         "formats": IMPORT_FORMATS,
         "limit": limit_text(),
-        "decks": selectors.authored_decks(request.user).order_by("title"),
+        "decks": [] if into else selectors.authored_decks(request.user).order_by("title"),
         "values": form.values(),
+        "own_deck": into,
+        "page_url": reverse("mine:import", args=[into.slug])
+        if into
+        else reverse("authoring:import"),  # fmt: skip
     }
     if request.method != "POST":
         return render(request, "authoring/import.html", context)
@@ -79,6 +92,10 @@ def _import_page(request):
                 base64.b64decode(pending["b64"]) if "b64" in pending else pending["text"].encode()
             )
             filename, options = pending["filename"], pending
+            if (pending.get("into") or None) != (into.slug if into else None):
+                raise ContentError(
+                    "upload", "", "the file previewed was for another deck; upload it again"
+                )
         else:
             upload = form.cleaned_data["file"]
             if upload is None:
@@ -86,6 +103,8 @@ def _import_page(request):
             # Read one byte past the limit at most: enough to refuse, never all of a huge file.
             data, filename = upload.read(MAX_FILE_BYTES + 1), upload.name
             options = form.options()
+            if into is not None:
+                options |= {"deck_slug": into.slug, "into": into.slug, "deck_title": ""}
             if services.INLINE_IMPORT_MAX_BYTES < len(data) <= MAX_FILE_BYTES:
                 # Too large to read within a request: the worker previews it (a dry run).
                 services.import_precheck(
@@ -108,10 +127,13 @@ def _import_page(request):
     except PermissionDenied as exc:
         context["error"] = f"Nothing was imported. {exc}"
         return render(request, "authoring/import.html", context, status=403)
+    except services.QuotaExceeded as exc:  # past the quota of one's own cards
+        context["error"] = f"Nothing was imported. {exc.message}"
+        return render(request, "authoring/import.html", context, status=exc.status)
     if committing:
         request.session.pop(IMPORT_SESSION_KEY, None)
         messages.success(request, f"Imported {result}.")
-        url = reverse("authoring:deck", args=[doc.slug])
+        url = deck_page(doc.slug, own=into is not None)
         return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     token = secrets.token_urlsafe(12)
     # A package is bytes (kept as base64); the text formats were checked to be UTF-8 text.
@@ -126,6 +148,10 @@ def _import_page(request):
     return render(request, "authoring/import.html", context)
 
 
+def deck_page(slug: str, *, own: bool) -> str:
+    return reverse("mine:deck" if own else "authoring:deck", args=[slug])
+
+
 def _own_import_job(request, pk: int) -> ImportJob:
     job = ImportJob.objects.filter(pk=pk, user=request.user).first()
     if job is None:
@@ -133,7 +159,7 @@ def _own_import_job(request, pk: int) -> ImportJob:
     return job
 
 
-@author_required
+@login_required
 def import_job(request, pk: int):
     """A large import's progress: the worker previews the file (a dry run), then, once
     confirmed, writes it; the page polls its status fragment until the job ends (286)."""
@@ -148,7 +174,7 @@ def import_job(request, pk: int):
 
 
 @require_POST
-@author_required
+@login_required
 def import_job_commit(request, pk: int):
     """Import the file a finished preview job read, as a new job (one per deck at a time)."""
     preview = _own_import_job(request, pk)

@@ -69,6 +69,7 @@ MEMBER_ROW = """<tr>
         <td title="{} of {} checks taken">{}</td>
         <td title="of {} code exercises">{}</td>
         <td>{}</td>
+        <td>{}</td>
       </tr>"""
 
 OWNER_BADGE = mark_safe(' <span class="badge">owner</span>')
@@ -106,5 +107,6 @@ def member_row(m, viewer_id: int, check_count: int, exercise_count: int = 0):
         pct(m.knowledge),
         exercise_count,
         m.exercises_passed,
+        m.own_cards,
         when,
     )
