@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, DateField, F, FloatField, Func, IntegerField, Sum, Value
+from django.db.models import Count, DateField, F, FloatField, Func, IntegerField, Q, Sum, Value
 from django.db.models.functions import Cast, Greatest, Power
 from django.utils import timezone
 
@@ -188,11 +188,13 @@ def _model(user) -> tuple[MemoryModel, bool]:
 
 
 def _decks(user, states: list) -> list[int]:
-    """The decks the plan covers: those the learner studies, or every published one at first."""
-    decks = sorted({deck_id for _, _, _, _, _, _, deck_id in states})
-    if decks:
-        return decks
-    return list(Deck.objects.filter(is_published=True).values_list("pk", flat=True))
+    """The decks the plan covers: those the learner studies and their own decks (made for the
+    interview, studied or not), with every published deck while no card has been studied. One
+    query."""
+    studied = {deck_id for _, _, _, _, _, _, deck_id in states}
+    covered = Q(owner=user) if studied else Q(owner=user) | Q(is_published=True)
+    rows = Deck.objects.filter(covered)
+    return sorted(studied | set(rows.values_list("pk", flat=True)))
 
 
 def _inputs(user, profile: Profile, now: datetime, today: date):
@@ -405,8 +407,8 @@ class DaysSince(Func):
 def _recall_sums(days: dict[int, date], deck_id: int | None) -> dict[int, float]:
     """Each learner's expected number of cards recalled on their `days` day, from the stored
     memories (the FSRS curve in SQL, with their own decay), over the cards of `deck_id` or of
-    every published deck; suspended and retired cards left out. Two queries, and one more for
-    each other pair of day and decay among the learners."""
+    their queue's decks (the published ones and their own); suspended and retired cards left
+    out. Two queries, and one more for each other pair of day and decay among the learners."""
     decay = dict.fromkeys(days, MemoryModel().decay)
     fits = MemoryFit.objects.filter(user_id__in=list(days)).values_list("user_id", "parameters")
     for uid, parameters in fits:
@@ -427,8 +429,8 @@ def _recall_sums(days: dict[int, date], deck_id: int | None) -> dict[int, float]
         )
         if deck_id is not None:
             states = states.filter(deck_id=deck_id)
-        else:
-            states = states.filter(deck__is_published=True)
+        else:  # the decks of the learner's queue: the published ones and their own
+            states = states.filter(Q(deck__is_published=True) | Q(deck__owner_id=F("user_id")))
         rows = states.order_by().values("user_id").annotate(total=Sum(curve))
         out |= {row["user_id"]: float(row["total"] or 0.0) for row in rows}
     return out

@@ -251,3 +251,26 @@ def test_readiness_on_the_team_pages_is_the_plans_now(alice, bob, small_deck):
     assert ready[bob.pk].interview_date is None and ready[bob.pk].predicted_recall is None
     assert ready[alice.pk].predicted_recall == pytest.approx(interview.today_line(alice).now)
     assert 0 < ready[alice.pk].predicted_recall < 2 / 5
+
+
+def test_a_learners_own_cards_are_planned_served_and_counted_on_the_day(
+    api_client, alice, small_deck
+):
+    """Cards a learner made for the interview are in its plan from the start (studied or not),
+    the one queue serves them, and the predicted recall on the day counts them once reviewed."""
+    from apps.authoring.services.own import own_deck_create
+
+    mine = own_deck_create(user=alice, title="Mock interview questions")
+    own = Card.objects.create(
+        deck=mine, section=mine.sections.first(), slug="ask-me", order=1,
+        front="What does a placement group's STRICT_PACK demand?", back="One node for all bundles",
+    )  # fmt: skip
+    learn(alice, small_deck, ["ray-task", "ray-actor", "object-store"], days_ago=30)
+    plan_for(alice, days=1)
+    api_client.force_authenticate(alice)
+    served = [c["id"] for c in api_client.get(QUEUE).json()["cards"]]
+    assert own.pk in served
+    ip = interview.interview_plan(alice)
+    before = interview.recall_now(alice, ip)
+    services.review_record(user=alice, card=own, grade=5)
+    assert interview.recall_now(alice, ip) > before  # its memory counts on the day
