@@ -65,12 +65,14 @@ def staff_api(api_client, staff):
 
 def test_a_web_process_bounds_every_statement_and_keeps_other_options():
     options = settings_from_env(DATABASE_URL=PG_URL)["DATABASES"]["default"]["OPTIONS"]
-    assert options["options"] == "-c statement_timeout=15000"
+    assert options["options"] == "-c jit=off -c statement_timeout=15000"  # jit: issue 30
     custom = settings_from_env(DATABASE_URL=PG_URL + "?options=-c%20work_mem%3D8MB",
                                DB_STATEMENT_TIMEOUT_S="5")  # fmt: skip
     assert custom["DATABASES"]["default"]["OPTIONS"]["options"] == (
-        "-c work_mem=8MB -c statement_timeout=5000"
+        "-c work_mem=8MB -c jit=off -c statement_timeout=5000"
     )
+    jit = settings_from_env(DATABASE_URL=PG_URL, DB_JIT="true")["DATABASES"]["default"]
+    assert jit["OPTIONS"]["options"] == "-c statement_timeout=15000"
 
 
 PRINT_OPTIONS = (
@@ -91,9 +93,9 @@ def test_the_worker_and_management_commands_take_the_longer_bound():
     worker = _options_in([sys.executable, "-c", (
         "import django; django.setup(); from config.celery import _worker_statement_timeout; "
         f"_worker_statement_timeout(); {PRINT_OPTIONS}")])  # fmt: skip
-    assert worker["options"] == "-c statement_timeout=1800000"
+    assert worker["options"] == "-c jit=off -c statement_timeout=1800000"
     command = _options_in([sys.executable, "manage.py", "shell", "-c", PRINT_OPTIONS])
-    assert command["options"] == "-c statement_timeout=1800000"
+    assert command["options"] == "-c jit=off -c statement_timeout=1800000"
 
 
 def _slow(request):
