@@ -241,9 +241,14 @@ STATE_NULLS = {
 STATE_COLUMNS = tuple(STATE_NULLS)
 
 
-def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> QuerySet:
-    """The whole queue's statement: one row per item, and the row of the day's done counts."""
+def whole_rows(
+    lists: QueueLists, reviews_per_day: int, new_limit: int, first: int | None = None
+) -> QuerySet:
+    """The whole queue's statement: one row per item, and the row of the day's done counts.
+    `first`: only the first `first` items of each list are read (the queue's first `first`
+    items are among them), and the day's row has each list's length as well (`count_row`'s)."""
     no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
+    lengths = ("q_redrill_n", "q_due_n", "q_new_n")
 
     def of_states(k: int, states: QuerySet[CardState], order=()) -> QuerySet:
         columns = {
@@ -259,6 +264,7 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
             "q_new_done": no_count,
             "q_reviews_done": no_count,
             "q_buried": no_count,
+            **dict.fromkeys(lengths, no_count),
         }
         return states.order_by(*order).annotate(**columns).values(*columns)
 
@@ -275,6 +281,7 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         "q_new_done": no_count,
         "q_reviews_done": no_count,
         "q_buried": no_count,
+        **dict.fromkeys(lengths, no_count),
     }
     day = {name: Value(None, output_field=column_field(name)) for name in new_columns}
     day |= {
@@ -283,19 +290,32 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
         "q_buried": CountOf(lists.buried.values("pk")),
     }
+    redrills = of_states(0, lists.redrills)
+    if first is not None:
+        day |= {
+            "q_redrill_n": CountOf(lists.redrills.order_by().values("pk")),
+            "q_due_n": CountOf(lists.reviews.order_by().values("pk")[:reviews_per_day]),
+            "q_new_n": CountOf(lists.new.values("pk")[:new_limit]),
+        }
+        reviews_per_day, new_limit = min(reviews_per_day, first), min(new_limit, first)
     if connection.features.supports_slicing_ordering_in_compound:
         # PostgreSQL: each list a part of its own with its ORDER BY and LIMIT, read by the
         # learner's index and stopped at the limit. (As `pk IN (the list LIMIT n)` it picked a
         # hash semi join over a sequential scan of every learner's card states: issue 30.)
         due = of_states(1, lists.reviews, ("due_at", "id"))[:reviews_per_day]
         new = lists.new.annotate(**new_columns).values(*new_columns)[:new_limit]
+        if first is not None:
+            redrills = of_states(0, lists.redrills, ("due_at", "id"))[:first]
     else:  # SQLite allows no ORDER BY or LIMIT in a part of a UNION: the list as a subquery
         reviews = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
         due = of_states(1, reviews)
         new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
         new = new.annotate(**new_columns).values(*new_columns)
+        if first is not None:
+            firsts = lists.redrills.values("pk")[:first]
+            redrills = of_states(0, CardState.objects.filter(pk__in=firsts))
     parts = [
-        of_states(0, lists.redrills),
+        redrills,
         due,
         new,
         get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
@@ -305,7 +325,8 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
 
 
 def column_field(name: str):
-    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done", "q_buried")
+    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done", "q_buried",
+            "q_redrill_n", "q_due_n", "q_new_n")  # fmt: skip
     return IntegerField() if name in ints else STATE_NULLS.get(name[2:], CharField())
 
 

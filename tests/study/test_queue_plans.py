@@ -109,6 +109,8 @@ def test_no_queue_statement_scans_other_learners_states(alice, crowded):
         "whole queue, one deck": lambda: queue.queue(alice, deck, now=later),
         "whole queue, all decks": lambda: queue.queue(alice, None, now=later),
         "next card": lambda: queue.queue(alice, deck, size=1, now=later),
+        "the API's ?limit=1": lambda: queue.queue(alice, deck, first=1, now=later),
+        "the API's ?limit=1, all decks": lambda: queue.queue(alice, None, first=1, now=later),
         "next card, all decks": lambda: queue.queue(alice, None, size=1, now=later),
         "next 50 (re-drills and due)": lambda: queue.queue(alice, deck, size=50, now=later),
         "next card avoiding one": lambda: queue.queue(
