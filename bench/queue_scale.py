@@ -18,6 +18,8 @@ in process (no HTTP) with that checkout's apps:
 - the whole queue (`queue()`) at both limits;
 - GET /api/study/queue/?deck=...&limit=1 through Django's test client (the whole stack, no
   HTTP): the base builds the whole queue and cuts it, this tree reads each list up to 1;
+- next card and whole queue of `learner00001`, one of the others (1,000 states, new cards
+  left, no new-card cursor yet);
 - grade + next card: `review_record` of the next due card, then `queue(size=1, avoid=card)`;
   the graded states are put back and the run's logs deleted at the end of each process.
 Each figure is the median (and p90) wall time of -n calls after two warm-ups, and the queries.
@@ -217,6 +219,10 @@ def worker(tree: Path, url: str, n: int) -> None:
             yield found
 
     graded = []
+    # A learner like most: 1,000 states scattered over the deck, no new-card cursor yet.
+    learner = get_user_model().objects.get(username="learner00001")
+    timed("next card, a 1,000-state learner", lambda: queue.queue(learner, deck, size=1))
+    timed("whole queue, a 1,000-state learner", lambda: queue.queue(learner, deck))
     for limit in (200, 5000):
         Profile.objects.filter(user=heavy).update(reviews_per_day=limit)
         heavy = get_user_model().objects.get(pk=heavy.pk)  # the profile afresh
