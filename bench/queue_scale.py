@@ -7,6 +7,7 @@ not in CI.
     .venv/bin/python bench/queue_scale.py seed --url postgres://.../raydeck_qs_10k --users 10000
     .venv/bin/python bench/queue_scale.py time --base /tmp/qs-base \\
         --url postgres://.../raydeck_qs_70 --url postgres://.../raydeck_qs_10k
+    .venv/bin/python bench/queue_scale.py http --base /tmp/qs-base --url postgres://.../raydeck_qs_10k
 
 Seed (generate_series): a generated deck of 100,000 cards; `heavy`, a state on every card, 2%
 due (2,000, most overdue first); `users - 1` other learners with --per states each (a third
@@ -292,6 +293,107 @@ def run(base: Path, urls: list[str], rounds: int, n: int) -> None:
               f" {sp:6.2f}ms {s / b:9.2f} {q:>9}")  # fmt: skip
 
 
+def http(base: Path, url: str, rounds: int, n: int, port: int) -> None:
+    """Over HTTP: each checkout's gunicorn (1 sync worker, production settings plus the bare
+    view of bench/study_urls.py) in turn, on the same database; sequential keep-alive requests
+    as heavy (a token): the bare one-row read, GET the API's ?limit=1, and POST a grade then GET
+    the next card. Heavy's graded states are put back and the logs deleted after each server."""
+    import http.client
+    import signal
+
+    sys.path.insert(0, str(HERE))
+    from bench.common import django_setup
+
+    env = env_for(url) | {"DJANGO_SETTINGS_MODULE": "bench.study_settings"}
+    django_setup(env)
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    from apps.accounts.models import Profile
+    from apps.decks.models import Card
+    from apps.study.models import CardState, ReviewLog
+
+    heavy = get_user_model().objects.get(username="heavy")
+    token = Token.objects.get_or_create(user=heavy)[0].key
+    card = Card.objects.filter(deck__slug=BIG).order_by("id").values_list("id", flat=True)[0]
+    headers = {"Authorization": f"Token {token}", "Host": "127.0.0.1"}
+    fields = [f.attname for f in CardState._meta.concrete_fields if not f.primary_key]
+    results: dict = {}
+    print(f"load average before: {os.getloadavg()}")
+    for r in range(rounds):
+        for label, tree in (("base", base.resolve()), ("this", HERE)):
+            began = timezone.now()
+            saved = list(CardState.objects.filter(user=heavy, due_at__lt=began))
+            server = subprocess.Popen(
+                [str(HERE / ".venv" / "bin" / "gunicorn"), "config.wsgi", "--workers", "1",
+                 "--bind", f"127.0.0.1:{port}", "--chdir", str(tree), "--log-level", "warning"],
+                env={**os.environ, **env, "PYTHONPATH": str(tree)}, cwd=str(tree),
+                start_new_session=True,
+            )  # fmt: skip
+            try:
+                for _ in range(100):
+                    try:
+                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                        conn.request("GET", f"/bench/bare/{card}/", headers=headers)
+                        conn.getresponse().read()
+                        break
+                    except OSError:
+                        time.sleep(0.2)
+
+                def get(path, conn=conn):
+                    conn.request("GET", path, headers=headers)
+                    answer = conn.getresponse()
+                    body = answer.read()
+                    assert answer.status == 200, (answer.status, body[:300])
+                    return body
+
+                def post_grade(conn=conn, get=get):
+                    nxt = json.loads(get(API))["cards"][0]["id"]
+                    body = json.dumps({"card": nxt, "grade": 4})
+                    sent = headers | {"Content-Type": "application/json"}
+                    t = time.perf_counter()
+                    conn.request("POST", "/api/reviews/", body=body, headers=sent)
+                    answer = conn.getresponse()
+                    answer.read()
+                    assert answer.status == 201, answer.status
+                    get(API)
+                    return time.perf_counter() - t
+
+                for limit in (200, 5000):
+                    Profile.objects.filter(user=heavy).update(reviews_per_day=limit)
+                    cases = {
+                        "bare one-row read": lambda: get(f"/bench/bare/{card}/"),
+                        f"API ?limit=1, limit {limit}": lambda: get(API),
+                    }
+                    for name, call in cases.items():
+                        for _ in range(3):
+                            call()
+                        times = []
+                        for _ in range(n):
+                            t = time.perf_counter()
+                            call()
+                            times.append(time.perf_counter() - t)
+                        results.setdefault(name, {}).setdefault(label, []).append(
+                            statistics.median(times) * 1000
+                        )
+                    times = [post_grade() for _ in range(n)]
+                    results.setdefault(f"POST grade + GET next, limit {limit}", {}).setdefault(
+                        label, []
+                    ).append(statistics.median(times) * 1000)
+            finally:
+                os.killpg(server.pid, signal.SIGTERM)
+                server.wait(timeout=30)
+                CardState.objects.bulk_update(saved, fields, batch_size=500)
+                ReviewLog.objects.filter(user=heavy, reviewed_at__gte=began).delete()
+                Profile.objects.filter(user=heavy).update(reviews_per_day=200)
+        print(f"  round {r + 1} done, load {os.getloadavg()}", flush=True)
+    print(f"{'case':<36} {'base p50':>9} {'this p50':>9} {'this/base':>9}")
+    for name, by in results.items():
+        b, t = statistics.median(by["base"]), statistics.median(by["this"])
+        print(f"{name:<36} {b:8.2f}ms {t:8.2f}ms {t / b:9.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -305,6 +407,12 @@ def main() -> None:
     t.add_argument("--url", action="append", required=True)
     t.add_argument("--rounds", type=int, default=3)
     t.add_argument("-n", type=int, default=30)
+    h = sub.add_parser("http")
+    h.add_argument("--base", type=Path, required=True)
+    h.add_argument("--url", required=True)
+    h.add_argument("--rounds", type=int, default=2)
+    h.add_argument("-n", type=int, default=30)
+    h.add_argument("--port", type=int, default=18791)
     w = sub.add_parser("worker")
     w.add_argument("--tree", type=Path, required=True)
     w.add_argument("--url", required=True)
@@ -314,6 +422,8 @@ def main() -> None:
         seed(args.url, args.users, args.cards, args.per)
     elif args.cmd == "time":
         run(args.base, args.url, args.rounds, args.n)
+    elif args.cmd == "http":
+        http(args.base, args.url, args.rounds, args.n, args.port)
     else:
         worker(args.tree, args.url, args.n)
 
