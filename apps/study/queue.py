@@ -179,7 +179,9 @@ def queue(
     new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
     shape = _Shape(user.pk, deck.pk if deck else None, start, end)
     if size is None:
-        items, done = _whole(shape, profile.reviews_per_day, new_limit, first)
+        # With `first`, as many more as the card to avoid and its siblings may push back.
+        cap = first if first is None else first + bool(avoid) + (SIBLING_WINDOW if note else 0)
+        items, done = _whole(shape, profile.reviews_per_day, new_limit, cap)
     else:
         target = size + bool(avoid) + (SIBLING_WINDOW if note else 0)
         items, done = _first(shape, profile.reviews_per_day, new_limit, target)
@@ -195,7 +197,6 @@ def queue(
                 "due": min(done["due"], reviews_left),
                 "new": min(done["new"], new_left),
             }
-            items = items[:first]
     else:
         counts = {
             "redrill": done["redrill"],
@@ -209,7 +210,8 @@ def queue(
         items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
         items = _spaced(items, note)
     limits = {"new": new_left, "due": reviews_left}
-    return Queue(items[:size] if size is not None else items, counts, now, zone, limits)
+    shown = size if size is not None else first
+    return Queue(items[:shown] if shown is not None else items, counts, now, zone, limits)
 
 
 # How far past the card just graded the next card is looked for among cards not of its note.
