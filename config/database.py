@@ -6,10 +6,10 @@ commands (an import, a backup, a migration: minutes of work, some in long statem
 DB_WORKER_STATEMENT_TIMEOUT_S instead, through `statement_timeout_use` at their start
 (config/celery.py, manage.py).
 
-Every connection also turns PostgreSQL's JIT compiler off: our statements are short reads whose
-estimated cost can pass jit_above_cost (a learner with every card of a 100,000-card deck: the
-home page's due counts planned at 700,000), and then compiling took 1.2-2.5 s of a statement
-that runs in 50 ms (bench/README-pages-big.md)."""
+Every connection also turns PostgreSQL's JIT compiler off (unless DB_JIT=true): our statements
+are short reads whose estimated cost can pass jit_above_cost (a learner with every card of a
+100,000-card deck: the home page's due counts planned at 700,000), and then compiling took
+1.2-2.5 s of a statement that runs in 50 ms (bench/README-pages-big.md)."""
 
 from __future__ import annotations
 
@@ -19,25 +19,30 @@ _SETTING = re.compile(r"\s*-c\s*(statement_timeout|jit)=\S+")
 CANCELLED_SQLSTATE = "57014"  # query_canceled: statement_timeout, or a cancel request
 
 
-def statement_timeout_options(options: dict, seconds: int) -> dict:
+def statement_timeout_options(options: dict, seconds: int, *, jit: bool = False) -> dict:
     """Connection OPTIONS for PostgreSQL with every statement bounded by `seconds` (0: none)
-    and no JIT, keeping any other `-c` setting the DATABASE_URL gave."""
+    and no JIT unless `jit` (settings.DB_JIT), keeping any other `-c` setting the DATABASE_URL
+    gave."""
     rest = _SETTING.sub("", options.get("options", "")).strip()
-    bound = f"-c statement_timeout={seconds * 1000} -c jit=off"
+    bound = f"-c statement_timeout={seconds * 1000}" + ("" if jit else " -c jit=off")
     return {**options, "options": f"{rest} {bound}".strip()}
 
 
 def statement_timeout_use(seconds: int) -> None:
     """From now on, this process's connections bound each statement by `seconds`; the open
     ones are closed, to reopen with it."""
+    from django.conf import settings
     from django.db import connections
 
+    jit = getattr(settings, "DB_JIT", False)
     for connection in connections.all(initialized_only=True):
         connection.close()
     for alias in connections:
         settings_dict = connections.settings[alias]
         if settings_dict["ENGINE"].endswith("postgresql"):
-            settings_dict["OPTIONS"] = statement_timeout_options(settings_dict["OPTIONS"], seconds)
+            settings_dict["OPTIONS"] = statement_timeout_options(
+                settings_dict["OPTIONS"], seconds, jit=jit
+            )
 
 
 def is_statement_cancelled(exc: BaseException | None) -> bool:

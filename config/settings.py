@@ -128,9 +128,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # worker's and management commands', for imports, backups and migrations. 0 turns a bound off.
 DB_STATEMENT_TIMEOUT_S = envint("DB_STATEMENT_TIMEOUT_S", 15)
 DB_WORKER_STATEMENT_TIMEOUT_S = envint("DB_WORKER_STATEMENT_TIMEOUT_S", 1800)
+# PostgreSQL's JIT compiles any statement its planner costs above jit_above_cost: 50-230 ms of
+# compiling for the study queue's 1-6 ms statements, whose cost estimates count a lookup per row
+# they might read (issue 30, bench/README-queue-scale.md). The app's statements are short: off,
+# unless DB_JIT=true.
+DB_JIT = envbool("DB_JIT", False)
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["OPTIONS"] = statement_timeout_options(
-        DATABASES["default"].get("OPTIONS", {}), DB_STATEMENT_TIMEOUT_S
+        DATABASES["default"].get("OPTIONS", {}), DB_STATEMENT_TIMEOUT_S, jit=DB_JIT
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

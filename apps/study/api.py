@@ -68,7 +68,7 @@ class QueueView(APIView):
             deck = selectors.visible_deck(request.user, slug)
             if deck is None:
                 raise exceptions.NotFound(f"no deck with slug {slug!r}")
-        whole = interview.study_queue(request.user, deck)
+        whole = interview.study_queue(request.user, deck, first=limit)
         return Response(queue_data(whole, slug or None, limit=limit))
 
 

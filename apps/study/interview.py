@@ -347,7 +347,7 @@ def plan_review_record(
         return services.review_record(**normal)  # new, or due in SM-2: SM-2's own review
     try:
         with transaction.atomic():
-            services.learner_lock(user)  # as a grade: an undo in flight sees this log whole
+            model = services.learner_lock(user)  # as a grade: an undo sees this log whole
             row = states.select_for_update().get()
             if row.suspended:
                 raise services.CardSuspended(
@@ -368,7 +368,7 @@ def plan_review_record(
                     state_after=schedule,
                     client_id=client_id,
                 )
-                services.memory_review(row, log, grade, now, profile.zone)
+                services.memory_review(row, log, grade, now, profile.zone, model)
                 CardState.objects.filter(pk=row.pk).update(
                     **{name: getattr(row, name) for name in MEMORY_FIELDS}
                 )

@@ -40,6 +40,7 @@ from apps.decks.selectors import visible_decks
 from apps.study import compiled_sql, scheduler
 from apps.study.models import CardState
 from apps.study.queue_sql import (
+    STATE_COLUMNS,
     ChosenLists,
     QueueLists,
     card_models,
@@ -146,11 +147,14 @@ def queue(
     avoid: int | Card | None = None,
     now=None,
     chosen: Chosen | None = None,
+    first: int | None = None,
 ) -> Queue:
     """The learner's queue, across all published decks or in one deck: SM-2's, or the cards a
     scheduler chose for today when the caller passes its choice (`chosen`).
 
-    Without `size`, every item (one statement). With `size`, the first `size` items with their
+    Without `size`, every item (one statement), or with `first` the first `first` items only
+    (still one statement, and the same counts: what the API's `?limit=` asks). With `size`, the
+    first `size` items with their
     sections, as the review page shows them (two queries, three when they come from both states
     and new cards). `avoid` (the card just graded, or its id) is moved behind the others unless
     nothing else is left, so a card failed a moment ago does not come straight back; given the
@@ -175,7 +179,9 @@ def queue(
     new_limit = profile.new_cards_limit(scheduler.local_date(now, zone))
     shape = _Shape(user.pk, deck.pk if deck else None, start, end)
     if size is None:
-        items, done = _whole(shape, profile.reviews_per_day, new_limit)
+        # With `first`, as many more as the card to avoid and its siblings may push back.
+        cap = first if first is None else first + bool(avoid) + (SIBLING_WINDOW if note else 0)
+        items, done = _whole(shape, profile.reviews_per_day, new_limit, cap)
     else:
         target = size + bool(avoid) + (SIBLING_WINDOW if note else 0)
         items, done = _first(shape, profile.reviews_per_day, new_limit, target)
@@ -185,6 +191,12 @@ def queue(
         # Rows beyond what is left of today's limits were read up to the whole limit: cut them.
         items = _cut(items, {"due": reviews_left, "new": new_left})
         counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS[:3]}
+        if first is not None:  # the lists' lengths came with the day's counts
+            counts = {
+                "redrill": done["redrill"],
+                "due": min(done["due"], reviews_left),
+                "new": min(done["new"], new_left),
+            }
     else:
         counts = {
             "redrill": done["redrill"],
@@ -198,7 +210,8 @@ def queue(
         items = [i for i in items if i.card.pk != avoid] + [i for i in items if i.card.pk == avoid]
         items = _spaced(items, note)
     limits = {"new": new_left, "due": reviews_left}
-    return Queue(items[:size] if size is not None else items, counts, now, zone, limits)
+    shown = size if size is not None else first
+    return Queue(items[:shown] if shown is not None else items, counts, now, zone, limits)
 
 
 # How far past the card just graded the next card is looked for among cards not of its note.
@@ -346,18 +359,21 @@ class QueueState(NamedTuple):
     lapses: int
 
 
-def _whole(shape: _Shape, reviews_per_day: int, new_limit: int):
+def _whole(shape: _Shape, reviews_per_day: int, new_limit: int, first: int | None = None):
     """Every item, as a UNION of the lists in one statement, plus one row with the day's done
     counts (there even when every list is empty). The due and new lists are read up to the whole
-    daily limit (what is left of it is known from that row) and cut after. Plain values, not
-    model rows: the API lists hundreds of cards, and model rows cost more than the database."""
-    rows = _rows(
-        ("whole", reviews_per_day, new_limit), shape, whole_rows, reviews_per_day, new_limit
-    )
+    daily limit (what is left of it is known from that row) and cut after; with `first`, each
+    list up to `first` items, and that row has the lists' lengths. Plain values, not model rows:
+    the API lists hundreds of cards, and model rows cost more than the database."""
+    key = ("whole", reviews_per_day, new_limit, first)
+    rows = _rows(key, shape, whole_rows, reviews_per_day, new_limit, first)
     items, done = [], {}
-    for k, card_id, slug, front, back, deck_id, note, *state, pos, new, reviews, buried in rows:
+    for row in rows:
+        k, card_id, slug, front, back, deck_id, note, *state = row[: 7 + len(STATE_COLUMNS)]
+        pos, new, reviews, buried, *n = row[7 + len(STATE_COLUMNS) :]
         if k == 9:
             done = {"new_done": new, "reviews_done": reviews, "buried": buried}
+            done |= {kind: length or 0 for kind, length in zip(KINDS[:3], n, strict=True)}
             continue
         card = QueueCard(card_id, slug, front, back, deck_id, note)
         items.append(QueueItem(card, QueueState(pos, *state) if k != 2 else None, KINDS[k]))

@@ -9,12 +9,14 @@ from datetime import datetime
 from functools import cache, cached_property
 
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import (
     BigAutoField,
+    BooleanField,
     Case,
     CharField,
     Exists,
+    ExpressionWrapper,
     F,
     ForeignKey,
     IntegerField,
@@ -45,8 +47,21 @@ def day_logs(user, start: datetime) -> QuerySet[ReviewLog]:
     return ReviewLog.objects.filter(user=user, reviewed_at__gte=start, undone_at=None)
 
 
-def learner_states(user, deck: Deck | None) -> QuerySet[CardState]:
-    states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
+def learner_states(user, deck: Deck | None, *, probed: bool = False) -> QuerySet[CardState]:
+    """The learner's active states (not suspended, their card in use) in the deck or in every
+    published deck. `probed`: for a list read up to a LIMIT (the queue's), each state's card is
+    looked up by its key (a scalar subquery) instead of joined: PostgreSQL, which over-estimates
+    one learner's due rows, hashed the whole cards table for a join to 2,000 of them (issue 30)."""
+    if probed:
+        # `WHERE (SELECT retired_at IS NULL ...)`, a boolean, not `(SELECT retired_at) IS NULL`:
+        # the planner guesses half the rows pass a boolean it cannot see into, and 0.5% an IS
+        # NULL, and with 0.5% it read and sorted every due row instead of stopping at the limit.
+        in_use = ExpressionWrapper(Q(retired_at=None), output_field=BooleanField())
+        card = Card.all_objects.filter(pk=OuterRef("card_id")).order_by()
+        in_use = Subquery(card.annotate(in_use=in_use).values("in_use")[:1])
+        states = CardState.objects.filter(in_use, user=user, suspended=False)
+    else:
+        states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
     if deck is not None:
         return states.filter(deck=deck)  # callers resolve the deck through visible_decks
     # Across all decks: a deck an author unpublished leaves the queue with its cards; the
@@ -54,11 +69,18 @@ def learner_states(user, deck: Deck | None) -> QuerySet[CardState]:
     return states.filter(studied_decks(getattr(user, "pk", user)))
 
 
-def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
+def new_cards(user, deck: Deck | None, *, probed: bool = False) -> QuerySet[Card]:
     """Cards the learner has no state for, in the order they were added to their deck (the
     loader adds a deck file's cards in order, so this is the lesson's order). The learner's
     NewCardCursor per deck skips the cards already known, so the database walks the primary key
-    from the cursor and stops after the first unseen cards (bench/README-study.md)."""
+    from the cursor and stops after the first unseen cards (bench/README-study.md).
+
+    `probed`: for a list read up to a LIMIT (the queue's), each card's state looked up by the
+    (user, card) key, as a scalar subquery, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an
+    anti join, and with the cards read in id order it picked a merge anti join that walks the
+    card states' card_id index, every learner's states of those cards (issue 30). Without it
+    (counting every unseen card: the interview's plan), the anti join hashes the learner's
+    states, cheaper than a lookup per card."""
     seen = CardState.objects.filter(user=user, card=OuterRef("pk"))
     cards = Card.objects.filter(studied_decks(getattr(user, "pk", user)))
     if deck is not None:
@@ -69,6 +91,9 @@ def new_cards(user, deck: Deck | None) -> QuerySet[Card]:
         cards = cards.filter(
             id__gt=Coalesce(Subquery(cursor.values("after_card_id")[:1]), Value(0))
         )
+    if probed:
+        state = Subquery(seen.values("pk")[:1])
+        return cards.alias(learner_state=state).filter(learner_state=None).order_by("id")
     return cards.filter(~Exists(seen)).order_by("id")
 
 
@@ -120,7 +145,7 @@ class QueueLists:
 
     @cached_property
     def due(self) -> QuerySet[CardState]:
-        return learner_states(self.user, self.deck).filter(due_at__lt=self.end)
+        return learner_states(self.user, self.deck, probed=True).filter(due_at__lt=self.end)
 
     @cached_property
     def redrills(self) -> QuerySet[CardState]:
@@ -132,7 +157,7 @@ class QueueLists:
 
     @cached_property
     def new(self) -> QuerySet[Card]:
-        return unburied(self.user, new_cards(self.user, self.deck), self.logs)
+        return unburied(self.user, new_cards(self.user, self.deck, probed=True), self.logs)
 
     @cached_property
     def buried(self) -> QuerySet[Card]:
@@ -220,11 +245,16 @@ STATE_NULLS = {
 STATE_COLUMNS = tuple(STATE_NULLS)
 
 
-def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> QuerySet:
-    """The whole queue's statement: one row per item, and the row of the day's done counts."""
+def whole_rows(
+    lists: QueueLists, reviews_per_day: int, new_limit: int, first: int | None = None
+) -> QuerySet:
+    """The whole queue's statement: one row per item, and the row of the day's done counts.
+    `first`: only the first `first` items of each list are read (the queue's first `first`
+    items are among them), and the day's row has each list's length as well (`count_row`'s)."""
     no_count = Cast(Value(None), IntegerField())  # typed: the day's counts are in a later part
+    lengths = ("q_redrill_n", "q_due_n", "q_new_n")
 
-    def of_states(k: int, states: QuerySet[CardState]) -> QuerySet:
+    def of_states(k: int, states: QuerySet[CardState], order=()) -> QuerySet:
         columns = {
             "q_k": Value(k),
             "q_card": F("card_id"),
@@ -238,8 +268,9 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
             "q_new_done": no_count,
             "q_reviews_done": no_count,
             "q_buried": no_count,
+            **dict.fromkeys(lengths, no_count),
         }
-        return states.order_by().annotate(**columns).values(*columns)
+        return states.order_by(*order).annotate(**columns).values(*columns)
 
     new_columns = {
         "q_k": Value(2),
@@ -254,6 +285,7 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         "q_new_done": no_count,
         "q_reviews_done": no_count,
         "q_buried": no_count,
+        **dict.fromkeys(lengths, no_count),
     }
     day = {name: Value(None, output_field=column_field(name)) for name in new_columns}
     day |= {
@@ -262,12 +294,34 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
         "q_reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
         "q_buried": CountOf(lists.buried.values("pk")),
     }
-    due = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
-    new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
+    redrills = of_states(0, lists.redrills)
+    if first is not None:
+        day |= {
+            "q_redrill_n": CountOf(lists.redrills.order_by().values("pk")),
+            "q_due_n": CountOf(lists.reviews.order_by().values("pk")[:reviews_per_day]),
+            "q_new_n": CountOf(lists.new.values("pk")[:new_limit]),
+        }
+        reviews_per_day, new_limit = min(reviews_per_day, first), min(new_limit, first)
+    if connection.features.supports_slicing_ordering_in_compound:
+        # PostgreSQL: each list a part of its own with its ORDER BY and LIMIT, read by the
+        # learner's index and stopped at the limit. (As `pk IN (the list LIMIT n)` it picked a
+        # hash semi join over a sequential scan of every learner's card states: issue 30.)
+        due = of_states(1, lists.reviews, ("due_at", "id"))[:reviews_per_day]
+        new = lists.new.annotate(**new_columns).values(*new_columns)[:new_limit]
+        if first is not None:
+            redrills = of_states(0, lists.redrills, ("due_at", "id"))[:first]
+    else:  # SQLite allows no ORDER BY or LIMIT in a part of a UNION: the list as a subquery
+        reviews = CardState.objects.filter(pk__in=lists.reviews.values("pk")[:reviews_per_day])
+        due = of_states(1, reviews)
+        new = Card.objects.filter(pk__in=lists.new.values("pk")[:new_limit]).order_by()
+        new = new.annotate(**new_columns).values(*new_columns)
+        if first is not None:
+            firsts = lists.redrills.values("pk")[:first]
+            redrills = of_states(0, CardState.objects.filter(pk__in=firsts))
     parts = [
-        of_states(0, lists.redrills),
-        of_states(1, due),
-        new.annotate(**new_columns).values(*new_columns),
+        redrills,
+        due,
+        new,
         get_user_model().objects.filter(pk=lists.user_id).order_by().annotate(**day).values(*day),
     ]
     rows = parts[0].union(*parts[1:], all=True).order_by("q_k", "q_due_at", "q_pos")
@@ -275,7 +329,8 @@ def whole_rows(lists: QueueLists, reviews_per_day: int, new_limit: int) -> Query
 
 
 def column_field(name: str):
-    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done", "q_buried")
+    ints = ("q_k", "q_card", "q_pos", "q_deck", "q_new_done", "q_reviews_done", "q_buried",
+            "q_redrill_n", "q_due_n", "q_new_n")  # fmt: skip
     return IntegerField() if name in ints else STATE_NULLS.get(name[2:], CharField())
 
 
@@ -285,7 +340,7 @@ def count_row(lists: QueueLists, reviews_per_day: int, new_limit: int) -> QueryS
         "new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),
         "reviews_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.REVIEW).values("pk")),
         "redrill": CountOf(lists.redrills.values("pk")),
-        "due": CountOf(lists.reviews.values("pk")[:reviews_per_day]),
+        "due": CountOf(lists.reviews.order_by().values("pk")[:reviews_per_day]),
         "new": CountOf(lists.new.values("pk")[:new_limit]),
         "buried": CountOf(lists.buried.values("pk")),
     }

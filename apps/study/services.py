@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
@@ -147,15 +147,17 @@ def memory_model(user) -> MemoryModel:
     return MemoryModel(fit or None)
 
 
-def memory_review(row: CardState, log: ReviewLog, grade: int, now: datetime, zone) -> None:
+def memory_review(
+    row: CardState, log: ReviewLog, grade: int, now: datetime, zone, model: MemoryModel | None
+) -> None:
     """The FSRS memory a review leaves, onto the (unsaved) state row, and the memory before it
     onto its (unsaved) log for undo: the one place a grade changes a card's memory, for SM-2's
-    reviews and the interview's alike."""
+    reviews and the interview's alike. `model`: the learner's, as `learner_lock` read it (None:
+    read here, one query)."""
     before = row.memory
     log.memory_before = before.as_json() if before else {}
-    row.memory_apply(
-        memory_model(log.user).reviewed(before, grade, scheduler.local_date(now, zone))
-    )
+    model = model or memory_model(log.user)
+    row.memory_apply(model.reviewed(before, grade, scheduler.local_date(now, zone)))
 
 
 def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
@@ -166,14 +168,20 @@ def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
     log.save(force_insert=True)
 
 
-def learner_lock(user) -> None:
+def learner_lock(user) -> MemoryModel:
     """Serialise this learner's grades and undos until the transaction ends: an undo must see
     every grade committed before it, and a grade the state an undo restored, or the undo restores
     a state older than an acknowledged review (or deletes the state that review left). One row
     lock on the learner (FOR NO KEY UPDATE on PostgreSQL, so rows that merely reference the user
-    are still inserted freely; SQLite serialises writers anyway)."""
-    users = get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk)
-    list(users.values_list("pk"))
+    are still inserted freely; SQLite serialises writers anyway).
+
+    Returns the learner's memory model (`memory_model`), read by the same statement: every grade
+    needs both, and one round trip fewer is a tenth of a grade's time (issue 30)."""
+    fit = MemoryFit.objects.filter(user=OuterRef("pk")).values("parameters")[:1]
+    users = get_user_model().objects.select_for_update(no_key=True, of=("self",))
+    rows = users.filter(pk=user.pk).annotate(fit=Subquery(fit)).values_list("pk", "fit")
+    found = [params for _, params in rows]
+    return MemoryModel(found[0] if found and found[0] else None)
 
 
 def deck_learners_lock(deck) -> None:
@@ -188,7 +196,7 @@ def deck_learners_lock(deck) -> None:
 
 
 def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
-    learner_lock(user)
+    model = learner_lock(user)
     # Locked until the transaction ends (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises
     # writers), so two grades of one card apply one after the other.
     row = CardState.objects.select_for_update().filter(user=user, card=card).first()
@@ -236,7 +244,7 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
         state_after=after.as_json(),
         client_id=client_id,
     )
-    memory_review(row, log, grade, now, zone)
+    memory_review(row, log, grade, now, zone, model)
     if created:
         row.save()
         _cursor_advance(user, card)

@@ -71,6 +71,8 @@ def test_a_web_process_bounds_every_statement_and_keeps_other_options():
     assert custom["DATABASES"]["default"]["OPTIONS"]["options"] == (
         "-c work_mem=8MB -c statement_timeout=5000 -c jit=off"
     )
+    jit = settings_from_env(DATABASE_URL=PG_URL, DB_JIT="true")["DATABASES"]["default"]
+    assert jit["OPTIONS"]["options"] == "-c statement_timeout=15000"
 
 
 PRINT_OPTIONS = (

@@ -189,7 +189,8 @@ def test_a_grade_on_the_review_page_costs_a_fixed_number_of_queries(
     # update state, insert log, release; every count of the day and the queue in one query; the
     # next card (the update and the insert were one hand-written statement on PostgreSQL until
     # issue 18: 10 then; the learner's lock came with issue 28); the learner's FSRS parameters
-    with django_assert_num_queries(13):
+    # are read with the learner's lock (a query apart until issue 30: 13 then)
+    with django_assert_num_queries(12):
         response = alice_client.post("/study/review/ray-basics/", payload, HTTP_HX_REQUEST="true")
     assert 'value="4" max=' in response.content.decode()  # done travels in the form
 

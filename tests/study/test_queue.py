@@ -324,9 +324,17 @@ def test_the_one_statement_queue_agrees_with_its_reference(alice, bob, small_dec
         assert got == items
         assert whole_queue.counts == counts and whole_queue.limits == limits
         body = queue_data(whole_queue, "x")
-        for limit in (1, 2, 200):
+        for limit in (1, 2, 3, 200):
             capped = queue_data(whole_queue, "x", limit=limit)
             assert capped == body | {"cards": body["cards"][:limit]}
+            # the API's ?limit=: each list read up to the limit, the same body
+            first = queue.queue(user, deck, now=now, first=limit)
+            assert queue_data(first, "x") == capped
+        for avoid in [item.card for item in whole_queue.items[:2]]:  # and after a grade
+            after = queue.queue(user, deck, now=now, avoid=avoid)
+            assert queue_data(queue.queue(user, deck, now=now, avoid=avoid, first=1), "x") == (
+                queue_data(after, "x", limit=1)
+            )
         return body
 
     for step in queue_story(alice, small_deck, other, now):
