@@ -156,10 +156,9 @@ def card_history(request, pk: int):
     return render(request, "authoring/history.html", context)
 
 
-@require_POST
-@author_required
-def revision_restore(request, pk: int):
-    revision = selectors.revision_for_author(request.user, pk)
+def restore_posted(request, revision) -> None:
+    """Restore `revision` as the posted form says (an author's or a learner's own card), and
+    say what happened: restored as a new revision, already what is there, or refused."""
     form = RestoreForm(request.POST)
     ok, new = form_write(
         form, lambda: services.revision_restore(
@@ -173,6 +172,13 @@ def revision_restore(request, pk: int):
         messages.info(request, f"Revision {revision.number} is what is there already.")
     else:
         messages.success(request, f"Restored revision {revision.number} as {new.number}.")
+
+
+@require_POST
+@author_required
+def revision_restore(request, pk: int):
+    revision = selectors.revision_for_author(request.user, pk)
+    restore_posted(request, revision)
     if revision.card_id:
         return redirect("authoring:card-history", pk=revision.card_id)
     return redirect("authoring:question-history", pk=revision.question_id)

@@ -25,7 +25,6 @@ from apps.authoring.forms import (
     OwnBulkForm,
     OwnDeckDeleteForm,
     OwnDeckForm,
-    RestoreForm,
     SuggestionForm,
 )
 from apps.authoring.models import EditSuggestion
@@ -35,6 +34,7 @@ from apps.authoring.views.cards import (
     card_values,
     media_upload_answer,
     media_upload_cut,
+    restore_posted,
     saved_message,
 )
 from apps.authoring.views.imports import import_flow
@@ -232,19 +232,7 @@ def card_history(request, pk: int):
 @login_required
 def revision_restore(request, pk: int):
     revision = selectors.revision_for_owner(request.user, pk)
-    form = RestoreForm(request.POST)
-    ok, new = form_write(
-        form, lambda: services.revision_restore(
-            revision=revision, author=request.user,
-            changes_answer=form.cleaned_data["changes_answer"],
-        ),
-    )  # fmt: skip
-    if not ok:
-        messages.error(request, " ".join(form.messages().values()))
-    elif new is None:
-        messages.info(request, f"Revision {revision.number} is what is there already.")
-    else:
-        messages.success(request, f"Restored revision {revision.number} as {new.number}.")
+    restore_posted(request, revision)
     return redirect("mine:card-history", pk=revision.card_id)
 
 
