@@ -16,7 +16,6 @@ import re
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
@@ -25,11 +24,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from config.ray_address import ray_host_port
+
 BROKER_TIMEOUT_S = 2.0
 RAY_TIMEOUT_S = 1.0
-RAY_CLIENT_PORT = 10001  # ray://host without a port
-RAY_GCS_PORT = 6379  # host without a port, as `ray start --head` defaults
-RAY_CURRENT_CLUSTER = Path("/tmp/ray/ray_current_cluster")  # where RAY_ADDRESS=auto looks
 CREDENTIALS = re.compile(r"//[^/@\s]*@")
 
 
@@ -114,24 +112,6 @@ def check_ray() -> str:
     host, port = ray_host_port(address)
     with socket.create_connection((host, port), timeout=RAY_TIMEOUT_S):
         return "ok"
-
-
-def ray_host_port(address: str) -> tuple[str, int]:
-    """host:port that answers for RAY_ADDRESS: ray://host[:port] (Ray Client), host[:port] (GCS),
-    or auto (the cluster `ray start --head` recorded on this machine)."""
-    if address == "auto":
-        if not RAY_CURRENT_CLUSTER.exists():
-            raise ConnectionError("RAY_ADDRESS=auto but no Ray cluster was started on this host")
-        address = RAY_CURRENT_CLUSTER.read_text().strip()
-    if address.startswith("ray://"):
-        parts = urlsplit(address)
-        default = RAY_CLIENT_PORT
-    else:
-        parts = urlsplit(f"//{address}")
-        default = RAY_GCS_PORT
-    if not parts.hostname:
-        raise ValueError(f"RAY_ADDRESS {address!r} has no host")
-    return parts.hostname, parts.port or default
 
 
 def short_reason(exc: Exception) -> str:

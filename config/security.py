@@ -7,12 +7,9 @@ from django.core.cache.backends.redis import RedisCache
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.html import escape
-from redis.exceptions import RedisError
 from rest_framework import throttling
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
-
-from config.cache import DegradingRedisCache
 
 
 def client_ip(request) -> str:
@@ -33,21 +30,18 @@ def client_ip(request) -> str:
 
 def count_request(cache, key: str, ttl: int) -> int:
     """Bump the counter `key` (kept `ttl` seconds) in `cache` and return the new count."""
-    if isinstance(cache, RedisCache) and not getattr(cache, "degraded", False):
-        # One round trip, atomic: INCR and EXPIRE in a MULTI.
-        name = cache.make_and_validate_key(key)
+    if isinstance(cache, RedisCache):
+        # Redis: INCR is atomic, so every worker's request counts. The window's first request
+        # creates the key with its ttl (SET NX), which INCR keeps. While Redis is out of reach a
+        # DegradingRedisCache answers both calls from process memory, which keeps the ttl too.
         try:
-            pipe = cache._cache.get_client(name, write=True).pipeline()
-            count, _ = pipe.incr(name).expire(name, ttl).execute()
-            return count
-        except RedisError as exc:
-            if not isinstance(cache, DegradingRedisCache):
-                raise
-            cache.failed(exc)
-    if isinstance(cache, DegradingRedisCache):
-        cache = cache.local
-    # Files (one machine) or memory: read and write back, which two processes can interleave,
-    # so a burst may count a little short. Redis is exact.
+            return cache.incr(key)
+        except ValueError:  # no count yet in this window
+            if cache.add(key, 1, ttl):
+                return 1
+            return cache.incr(key)  # another worker started the window first
+    # Files (one machine): read and write back, which two processes can interleave, so a burst
+    # may count a little short. Not cache.incr: a file cache's incr resets the ttl to its default.
     count = (cache.get(key) or 0) + 1
     cache.set(key, count, ttl)
     return count

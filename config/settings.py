@@ -13,8 +13,23 @@ from config.database import statement_timeout_options
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
+
+
 def envbool(name: str, default: bool) -> bool:
-    return os.environ.get(name, str(default)).strip().lower() in {"1", "true", "yes", "on"}
+    """true/1/yes/on or false/0/no/off, any case; unset or empty is the default. Anything else
+    (a typo such as "flase") stops the start-up naming the variable, rather than reading as off."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(
+        f"{name} must be one of true, false, 1, 0, yes, no, on, off; got {os.environ[name]!r}"
+    )
 
 
 def envint(name: str, default: int) -> int:

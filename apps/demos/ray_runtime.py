@@ -15,24 +15,17 @@ from pathlib import Path
 from django.conf import settings
 
 from apps.demos.ray_demos.base import ClusterUnreachable
+from config.ray_address import ray_host_port
 
 log = logging.getLogger(__name__)
 
 
-def _host_port(address: str) -> tuple[str, int] | None:
-    """(host, port) of ray://host:port or host:port; None for "auto" and the like."""
-    rest = address.removeprefix("ray://")
-    host, sep, port = rest.rpartition(":")
-    if not sep or not port.isdigit():
-        return None
-    return host.strip("[]") or "127.0.0.1", int(port)
-
-
 def reachable(address: str, timeout_s: float = 2.0) -> str | None:
     """None when something listens at the address, else why not (checked in a few ms)."""
-    target = _host_port(address)
-    if target is None:
-        return None
+    try:
+        target = ray_host_port(address)
+    except (ConnectionError, ValueError) as exc:  # auto with no cluster here; no host
+        return str(exc)
     try:
         socket.create_connection(target, timeout=timeout_s).close()
     except OSError as exc:

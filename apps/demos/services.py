@@ -3,8 +3,6 @@ worker side (executing a run, reaping) is apps.demos.worker; Ray is never import
 
 from __future__ import annotations
 
-import logging
-
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -12,11 +10,11 @@ from django.utils import timezone
 
 from apps.demos.models import DemoRun
 from apps.demos.ray_demos import ParamError, get_demo, missing_extras, validate_params
-from apps.demos.tasks import demo_run_execute_task
 from config.errors import ServiceError
+from config.tasks import enqueue_on_commit
 
-log = logging.getLogger(__name__)
 Status = DemoRun.Status
+EXECUTE_TASK = "demos.execute_run"  # apps.demos.tasks, on the demos queue
 
 
 class RunRefused(ServiceError):
@@ -83,7 +81,10 @@ def demo_run_create(*, user, demo: str, params: dict | None) -> DemoRun:
             "wait for one to finish or cancel it."
         )
     run = DemoRun.objects.create(user=user, demo=spec.slug, params=cleaned)
-    transaction.on_commit(lambda: _enqueue(run))
+    enqueue_on_commit(
+        EXECUTE_TASK, (run.pk,), queue="demos", soft_time_limit=run.soft_limit_s,
+        time_limit=run.hard_limit_s, on_broker_error=lambda reason: _unsent_fail(run, reason),
+    )  # fmt: skip
     return run
 
 
@@ -110,27 +111,15 @@ def _check_nodes(spec, cleaned: dict) -> None:
         )
 
 
-def _enqueue(run: DemoRun) -> None:
-    try:
-        demo_run_execute_task.apply_async(
-            (run.pk,),
-            soft_time_limit=run.soft_limit_s,
-            time_limit=run.hard_limit_s,
-            queue="demos",
-        )
-    except Exception as exc:
-        # The row is committed: left queued, it would wait 15 minutes for the reaper and
-        # count against the person's limit, after a bare 500. Say what happened instead.
-        log.exception("could not send demo run %s to the broker", run.pk)
-        now = timezone.now()
-        error = (
-            f"Could not hand this run to the demos worker: the task broker did not answer "
-            f"({type(exc).__name__}). Try again in a minute."
-        )
-        DemoRun.objects.filter(pk=run.pk, status=Status.QUEUED).update(
-            status=Status.FAILED, finished_at=now, error=error
-        )
-        run.status, run.finished_at, run.error = Status.FAILED, now, error
+def _unsent_fail(run: DemoRun, reason: str) -> None:
+    """The broker did not take the run. The row is committed: left queued, it would wait 15
+    minutes for the reaper and count against the person's limit. Say what happened instead."""
+    now = timezone.now()
+    error = f"Could not hand this run to the demos worker: {reason}"
+    DemoRun.objects.filter(pk=run.pk, status=Status.QUEUED).update(
+        status=Status.FAILED, finished_at=now, error=error
+    )
+    run.status, run.finished_at, run.error = Status.FAILED, now, error
 
 
 def demo_run_cancel(*, run: DemoRun) -> DemoRun:

@@ -3,17 +3,16 @@ handed to the `exercises` queue once committed), and an author's new revision (s
 checked in the sandbox by the worker). The worker side is apps.exercises.worker; no learner's or
 author's code ever runs here.
 
-Tasks are sent by name (apps.exercises.tasks imports this module's neighbours, never the reverse).
-A task the broker did not take stays queued with no `sent_at`: the worker's sweep sends it again,
-so a submission made while the broker or the worker is down waits and is never lost.
+Tasks are sent by name through config.tasks (apps.exercises.tasks imports this module's
+neighbours, never the reverse). A task the broker did not take stays queued with no `sent_at`:
+the worker's sweep sends it again, so a submission made while the broker or the worker is down
+waits and is never lost.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 
-from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -24,8 +23,8 @@ from apps.decks.selectors import card_names
 from apps.exercises.content import ExerciseDoc
 from apps.exercises.models import Exercise, ExerciseRevision, Submission
 from config.errors import Conflict, NotFound, ServiceError
+from config.tasks import enqueue_on_commit, task_send
 
-log = logging.getLogger(__name__)
 Status = Submission.Status
 RUN_TASK = "exercises.submission_run"
 CHECK_TASK = "exercises.revision_check"
@@ -57,21 +56,15 @@ def code_problem(code: str) -> str | None:
     return None
 
 
-def _send(task: str, pk: int) -> bool:
-    try:
-        current_app.send_task(task, args=[pk], queue=QUEUE)
-    except Exception:
-        log.exception("could not hand %s %s to the broker; the worker's sweep sends it", task, pk)
-        return False
-    return True
+def submission_send(submission_id: int) -> bool:
+    """Hand a queued submission to the `exercises` queue now (the worker's sweep); False if the
+    broker did not take it (the next sweep tries again)."""
+    return task_send(RUN_TASK, (submission_id,), queue=QUEUE)
 
 
-def submission_send(submission_id: int) -> None:
-    """Hand a queued submission to the `exercises` queue, and note when (the sweep's clock)."""
-    if _send(RUN_TASK, submission_id):
-        Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(
-            sent_at=timezone.now()
-        )
+def _sent_at_stamp(submission_id: int) -> None:
+    """The broker took it: the sweep's clock for sending it again starts now."""
+    Submission.objects.filter(pk=submission_id, status=Status.QUEUED).update(sent_at=timezone.now())
 
 
 def submission_create(
@@ -98,7 +91,10 @@ def submission_create(
                 user=user, exercise=exercise, revision_id=exercise.current_id, mode=mode,
                 code=code, client_id=client_id,
             )  # fmt: skip
-            transaction.on_commit(lambda: submission_send(submission.pk))
+            enqueue_on_commit(
+                RUN_TASK, (submission.pk,), queue=QUEUE,
+                on_sent=lambda: _sent_at_stamp(submission.pk),
+            )  # fmt: skip
     except IntegrityError:
         if client_id is not None:
             same = Submission.objects.filter(user=user, client_id=client_id).first()
@@ -123,8 +119,10 @@ def exercise_names(deck: Deck) -> tuple[set[str], set[str]]:
     return set(card_names(deck)), set(deck.sections.values_list("slug", flat=True))
 
 
-def revision_send(revision_id: int) -> None:
-    _send(CHECK_TASK, revision_id)
+def revision_send(revision_id: int) -> bool:
+    """Hand a revision to the worker for its check now (the worker's sweep); False if the broker
+    did not take it (the next sweep tries again)."""
+    return task_send(CHECK_TASK, (revision_id,), queue=QUEUE)
 
 
 @transaction.atomic
@@ -167,7 +165,7 @@ def exercise_save(
         revision.save(update_fields=["status", "checked_at", "check_report"])
         revision_make_current(revision)
     else:
-        transaction.on_commit(lambda: revision_send(revision.pk))
+        enqueue_on_commit(CHECK_TASK, (revision.pk,), queue=QUEUE)
     return revision, True
 
 
@@ -202,7 +200,7 @@ def revision_recheck(*, revision: ExerciseRevision) -> ExerciseRevision:
     ExerciseRevision.objects.filter(pk=revision.pk).update(
         status=ExerciseRevision.Status.CHECKING, check_claimed_at=None
     )
-    transaction.on_commit(lambda: revision_send(revision.pk))
+    enqueue_on_commit(CHECK_TASK, (revision.pk,), queue=QUEUE)
     revision.refresh_from_db()
     return revision
 

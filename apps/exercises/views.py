@@ -16,15 +16,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django_htmx.http import HttpResponseStopPolling
-from django_htmx.middleware import HtmxDetails
 
 from apps.exercises import selectors, services
 from apps.exercises.forms import SubmissionForm
 from apps.exercises.models import Submission
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
+from config.htmx import HtmxHttpRequest
 
 
 def index(request: HttpRequest) -> HttpResponse:

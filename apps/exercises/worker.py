@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from apps.exercises import sandbox
 from apps.exercises.models import ExerciseRevision, SandboxWorker, Submission
-from apps.exercises.services import CHECK_TASK, RUN_TASK, _send, revision_make_current
+from apps.exercises.services import revision_make_current, revision_send, submission_send
 from apps.study.practice import practice_failed_since_due, practice_grade, practice_record
 
 log = logging.getLogger(__name__)
@@ -267,7 +267,7 @@ def exercises_sweep(*, now=None) -> dict[str, int]:
         | Q(sent_at__lt=now - resend_after)
     )
     for pk in lost.values_list("pk", flat=True)[:500]:
-        if _send(RUN_TASK, pk):
+        if submission_send(pk):
             counts["resent"] += Submission.objects.filter(pk=pk, status=Status.QUEUED).update(
                 sent_at=now
             )
@@ -279,7 +279,7 @@ def exercises_sweep(*, now=None) -> dict[str, int]:
         ExerciseRevision.objects.filter(pk=pk, status=RevStatus.CHECKING).update(
             check_claimed_at=None
         )
-        counts["checks"] += _send(CHECK_TASK, pk)
+        counts["checks"] += revision_send(pk)
     if any(counts.values()):
         log.warning("exercises sweep: %s", counts)
     return counts

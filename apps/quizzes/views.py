@@ -5,7 +5,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
 from apps.decks.selectors import visible_decks
 from apps.quizzes import scoring, selectors, services
@@ -13,10 +12,7 @@ from apps.quizzes.forms import answers_from_form, question_fields, question_revi
 from apps.quizzes.models import Attempt, Question, Quiz
 from apps.study import selectors as study_selectors
 from apps.study.services import checkpoint_answer_record
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
+from config.htmx import HtmxHttpRequest
 
 
 def index(request: HttpRequest) -> HttpResponse:

@@ -7,9 +7,9 @@ the service (`fitting.memory_fit_due`).
 """
 
 from celery import shared_task
-from django.db import transaction
 
 from apps.study import fitting
+from config.tasks import enqueue_on_commit
 
 
 @shared_task(
@@ -32,5 +32,6 @@ def memory_fit_enqueue(user, *, due: bool | None = None) -> bool:
     caller has it already (the stats page, from `fitting.calibration_and_fit_due`)."""
     if not (fitting.memory_fit_due(user) if due is None else due):
         return False
-    transaction.on_commit(lambda: memory_fit_task.delay(user.pk))
+    # The broker down: logged, and the fit is asked for again on the next page that wants one.
+    enqueue_on_commit(memory_fit_task.name, (user.pk,))
     return True

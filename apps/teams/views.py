@@ -14,17 +14,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
-from django_htmx.middleware import HtmxDetails
 
 from apps.study.progress import FORMULAS
 from apps.teams import selectors, services
 from apps.teams.forms import InviteForm, TeamDeleteForm, TeamForm
 from apps.teams.models import Invite, Membership
 from config import csv_safety
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
+from config.htmx import HtmxHttpRequest
 
 
 def owner_required(action: str):

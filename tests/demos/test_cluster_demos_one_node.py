@@ -54,14 +54,20 @@ def test_every_cluster_demo_has_a_test_here():
     }  # fmt: skip
 
 
-def test_reachable_says_why_nothing_answers_and_nothing_when_something_does(settings):
+def test_reachable_says_why_nothing_answers_and_nothing_when_something_does(monkeypatch, tmp_path):
     from apps.demos.ray_runtime import reachable
 
+    recorded = tmp_path / "ray_current_cluster"
+    monkeypatch.setattr("config.ray_address.RAY_CURRENT_CLUSTER", recorded)
     with socket.socket() as listening:
         listening.bind(("127.0.0.1", 0))
         listening.listen()
         port = listening.getsockname()[1]
+        recorded.write_text(f"127.0.0.1:{port}\n")
         assert reachable(f"ray://127.0.0.1:{port}") is None
         assert reachable(f"127.0.0.1:{port}") is None
+        assert reachable("auto") is None  # the cluster `ray start --head` recorded
     assert "refused" in reachable(f"ray://127.0.0.1:{port}").lower()
-    assert reachable("auto") is None  # not an address to probe
+    assert "refused" in reachable("auto").lower()
+    recorded.unlink()
+    assert "no Ray cluster was started" in reachable("auto")

@@ -10,6 +10,7 @@ import pytest
 from django.urls import resolve
 
 from config import health
+from config.ray_address import ray_host_port
 
 from .conftest import find, load_manifests
 
@@ -106,7 +107,7 @@ def test_ray_address_points_at_the_head_service_kuberay_creates(manifests):
     client_port = next(p["containerPort"] for p in head_ports if p["name"] == "client")
     expected = f"ray://{cluster['metadata']['name']}-head-svc:{client_port}"
     assert config["RAY_ADDRESS"] == expected
-    assert health.ray_host_port(config["RAY_ADDRESS"]) == ("raydeck-ray-head-svc", 10001)
+    assert ray_host_port(config["RAY_ADDRESS"]) == ("raydeck-ray-head-svc", 10001)
     # The demos worker (the only Ray driver) reads it from that ConfigMap.
     demos = find(manifests, "Deployment", "raydeck-demos")["spec"]["template"]["spec"]
     assert {"configMapRef": {"name": "raydeck"}} in demos["containers"][0]["envFrom"]

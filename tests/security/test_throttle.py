@@ -13,6 +13,8 @@ from django.conf import settings as django_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.hardening.conftest import private_redis, settings_from_env  # noqa: F401
+
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,3 +151,27 @@ def test_workers_racing_for_one_user_are_allowed_exactly_the_rate_between_them()
         assert worker.returncode == 0, err
         allowed.append(int(out.strip().splitlines()[-1]))
     assert sum(allowed) == 100, allowed  # 180 tries, 100 allowed, none lost to a race
+
+
+def test_a_redis_window_counts_up_once_per_request_and_expires_with_its_window(
+    settings,
+    private_redis,  # noqa: F811
+):
+    """The count goes through the cache's public add and incr: the window's key is created with
+    its ttl, which later bumps keep, so a day's count ends with its day."""
+    import redis
+    from django.core.cache import caches
+
+    from config.security import count_request
+
+    settings.CACHES = settings_from_env(DEBUG="true", CACHE_URL=private_redis.url)["CACHES"]
+    cache = caches["default"]
+    try:
+        assert [count_request(cache, "user_1_20", 600) for _ in range(3)] == [1, 2, 3]
+        assert count_request(cache, "user_2_20", 600) == 1  # another user, another count
+        raw = redis.Redis.from_url(private_redis.url)
+        [name] = raw.keys("*user_1_20")
+        assert 590 <= raw.ttl(name) <= 600
+        raw.close()
+    finally:
+        cache.close()

@@ -11,13 +11,13 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from apps.authoring.formats import csv_cell_defuse
 from apps.demos.models import DemoPoint, DemoRun
 from apps.operations.export import KINDS
 from apps.quizzes import services as quiz_services
 from apps.study import services as study_services
 from apps.study.models import ReviewLog
 from apps.teams import services as team_services
+from config.csv_safety import cell_defuse
 from tests.quizzes.conftest import core_check, quiz_path, quizzes, right_answers  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -139,9 +139,9 @@ def test_csv_zip_holds_the_same_records_as_the_json(client, alice, world):
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, dict | list):
-            return csv_cell_defuse(json.dumps(value, ensure_ascii=False))
+            return cell_defuse(json.dumps(value, ensure_ascii=False))
         # a random answer key may start with "-": defused like any text
-        return csv_cell_defuse(value) if isinstance(value, str) else str(value)
+        return cell_defuse(value) if isinstance(value, str) else str(value)
 
     answers = {(r["attempt"], r["question"]): r for r in files["quiz_answers"]}
     attempt = str(doc["quiz_attempts"][0]["id"])
