@@ -33,13 +33,18 @@ def count_request(cache, key: str, ttl: int) -> int:
     if isinstance(cache, RedisCache):
         # Redis: INCR is atomic, so every worker's request counts. The window's first request
         # creates the key with its ttl (SET NX), which INCR keeps. While Redis is out of reach a
-        # DegradingRedisCache answers both calls from process memory, which keeps the ttl too.
+        # DegradingRedisCache answers these calls from process memory, which keeps the ttl too.
+        if cache.add(key, 1, ttl):
+            return 1
         try:
-            return cache.incr(key)
-        except ValueError:  # no count yet in this window
-            if cache.add(key, 1, ttl):
-                return 1
-            return cache.incr(key)  # another worker started the window first
+            count = cache.incr(key)
+        except ValueError:  # the window ended between the two calls: this request opens the next
+            return count_request(cache, key, ttl)
+        if count == 1:
+            # The key expired between incr's check and its INCR, which then made it anew with no
+            # ttl: a counter that never expires would refuse this client for good.
+            cache.touch(key, ttl)
+        return count
     # Files (one machine): read and write back, which two processes can interleave, so a burst
     # may count a little short. Not cache.incr: a file cache's incr resets the ttl to its default.
     count = (cache.get(key) or 0) + 1
