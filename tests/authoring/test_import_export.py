@@ -403,6 +403,14 @@ def test_anki_fronts_alike_in_their_first_60_characters_get_their_own_slugs(smal
     )
 
 
+def test_an_anki_front_with_an_underscore_gets_a_slug_the_rule_takes(small_deck):
+    """`num_cpus` in a front: slugify keeps the underscore, which the slug rule refuses, so the
+    learner would be told a name they never typed is wrong."""
+    text = "What does `num_cpus=0` on an actor mean?\tIt holds no CPU while it runs\n"
+    assert _import(text, "ray.txt", deck_slug="ray-basics").created == 1
+    assert Card.objects.filter(slug="what-does-num-cpus0-on-an-actor-mean").exists()
+
+
 def test_csv_round_trips_a_single_tag_with_a_space(small_deck, staff):
     services.card_update(
         card=small_deck.cards.get(slug="ray-task"), author=staff, tags=["object store"]

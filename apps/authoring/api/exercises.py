@@ -220,7 +220,13 @@ class ExerciseImportBatch(AuthorView, APIView):
 
 
 class ExerciseExport(AuthorView, APIView):
-    @extend_schema(responses={(200, "application/yaml"): str, (200, "application/json"): str})
+    # The file as YAML text, or as the JSON document it is (what an import takes back).
+    @extend_schema(
+        responses={
+            (200, "application/yaml"): str,
+            (200, "application/json"): ExerciseFileSerializer,
+        }
+    )
     def get(self, request, slug: str, fmt: str):
         deck = selectors.deck_for_author(request.user, slug)
         return export_response(deck, fmt, NotFound)

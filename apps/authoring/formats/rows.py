@@ -122,9 +122,11 @@ def nul_refuse(text: str, index: int, source: str) -> None:
 
 
 def slug_from_text(text: str) -> str:
-    """A stable card slug from its front text: the same text always gives the same slug."""
-    slug = slugify(text)[:60].strip("-")
-    if "-" in slug and len(slugify(text)) > 60:
+    """A stable card slug from its front text: the same text always gives the same slug. An
+    underscore (`num_cpus`) becomes a hyphen, as the slug rule wants: slugify keeps it."""
+    full = slugify(text.replace("_", " "))
+    slug = full[:60].strip("-")
+    if "-" in slug and len(full) > 60:
         slug = slug.rsplit("-", 1)[0]
     return slug or "card-" + hashlib.sha1(text.encode()).hexdigest()[:8]
 
