@@ -13,13 +13,14 @@ from django.template import loader
 from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
+from apps.charts.geometry import bar_chart, year_heatmap
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.exercises import selectors as exercise_selectors
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, charts, fitting, interview, progress, tasks
+from apps.study import browse, fitting, interview, progress, tasks
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
@@ -111,10 +112,10 @@ def stats(request: HttpRequest) -> HttpResponse:
     ]
     axes = {"x_label": "day", "y_label": "cards due"}
     # A laptop's chart and a phone's, each drawn at one unit to the pixel (the page shows one).
-    heatmap = charts.year_heatmap(data.per_day, data.today)
-    heatmap_narrow = charts.year_heatmap(data.per_day, data.today, weeks=25)
-    forecast = charts.bar_chart(data.forecast, labels, **axes)
-    forecast_narrow = charts.bar_chart(data.forecast, labels, width=340, **axes)
+    heatmap = year_heatmap(data.per_day, data.today)
+    heatmap_narrow = year_heatmap(data.per_day, data.today, weeks=25)
+    forecast = bar_chart(data.forecast, labels, **axes)
+    forecast_narrow = bar_chart(data.forecast, labels, width=340, **axes)
     retention = {
         name: {"passed": p, "reviewed": n, "pct": round(100 * p / n) if n else None}
         for name, (p, n) in data.retention.items()

@@ -92,13 +92,13 @@ class ReviewCreate(APIView):
         card = selectors.visible_card(request.user, data["card"])
         if card is None:
             raise exceptions.ValidationError({"card": f"no card with id {data['card']}"})
-        record = interview.plan_review_record if data["for_interview"] else services.review_record
-        log, created = record(
+        log, created = interview.review_submit(
             user=request.user,
             card=card,
             grade=data["grade"],
             client_id=data.get("client_id"),
             duration_ms=data.get("duration_ms"),
+            for_interview=data["for_interview"],
         )
         return Response(
             ReviewSerializer(log).data,

@@ -383,6 +383,25 @@ def plan_review_record(
     return log, True
 
 
+def review_submit(
+    *,
+    user,
+    card: Card,
+    grade: object,
+    client_id: uuid.UUID | None = None,
+    duration_ms: int | None = None,
+    for_interview: bool = False,
+) -> tuple[ReviewLog, bool]:
+    """The one grade of a card, from the review page (ReviewForm) and the API (its serializer's
+    validated data) alike: a card the queue lists for the interview plan is graded by
+    `plan_review_record` (logged, its schedule kept if not due), any other by SM-2's
+    `services.review_record`. The grade is checked first, so a bad one is refused with the
+    scheduler's sentence before anything else is asked."""
+    grade = services.grade_check(grade)
+    record = plan_review_record if for_interview else services.review_record
+    return record(user=user, card=card, grade=grade, client_id=client_id, duration_ms=duration_ms)
+
+
 # --- readiness: the one definition the plan page, home and the team pages show ---------------
 
 

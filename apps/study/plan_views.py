@@ -13,7 +13,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from apps.accounts.models import profile_for
-from apps.study import charts, interview, scheduler, tasks
+from apps.charts.geometry import paired_bar_chart
+from apps.study import interview, scheduler, tasks
 from apps.study.models import ReviewLog
 
 PAST_DAYS = 7
@@ -62,7 +63,7 @@ def _context(request) -> dict:
         # A laptop's chart and a phone's (the page shows one); day labels counted from today.
         "charts": [
             (
-                charts.paired_bar_chart(
+                paired_bar_chart(
                     planned,
                     done,
                     labels,

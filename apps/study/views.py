@@ -24,7 +24,13 @@ from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
 from apps.study import browse, bulk, interview, queue, scheduler, selectors, services
 from apps.study import typed as typed_answers
-from apps.study.forms import BrowseForm, BulkForm, MoreNewCardsForm, TypedAnswerForm
+from apps.study.forms import (
+    BrowseForm,
+    BulkForm,
+    MoreNewCardsForm,
+    ReviewForm,
+    TypedAnswerForm,
+)
 from apps.study.queue import QueueItem
 
 # The four buttons (as Anki shows them) and the SM-2 grade each one sends.
@@ -212,25 +218,20 @@ def review(request, deck_slug: str | None = None):
     notice, avoid, done, leech = "", None, None, None
     if request.method == "POST":
         since = _session_start(request, fresh=False)
-        card = _posted_card(request)
+        posted = ReviewForm.posted(request.POST)
+        card = _posted_card(request, posted["card"])
         # The card comes with its deck; look the deck up only if the URL names another one.
         deck = card.deck if card.deck.slug == deck_slug else _deck(request.user, deck_slug)
         # The card, not its id: the next card is kept off its note's siblings too.
-        avoid, done = card, _count(request.POST.get("done"))
+        avoid, done = card, posted["done"]
         try:
-            grade = int(request.POST.get("grade", ""))
-        except ValueError:
-            grade = request.POST.get("grade")
-        # A card the queue lists for the interview plan: logged, its schedule kept if not due.
-        for_interview = request.POST.get("for_interview") == "1"
-        record = interview.plan_review_record if for_interview else services.review_record
-        try:
-            log, created = record(
+            log, created = interview.review_submit(
                 user=request.user,
                 card=card,
-                grade=services.grade_check(grade),
-                client_id=_uuid(request.POST.get("client_id")),
-                duration_ms=_duration(request.POST.get("shown_at")),
+                grade=posted["grade"],
+                client_id=posted["client_id"],
+                duration_ms=posted["shown_at"],
+                for_interview=posted["for_interview"],
             )
         except services.StudyError as exc:
             notice = str(exc)
@@ -278,9 +279,10 @@ def _shown_again(request, deck, since):
 @require_POST
 def undo(request):
     """Undo the latest review and show that card again (Z on the review page)."""
-    deck = _deck(request.user, request.POST.get("deck"))
+    posted = ReviewForm.posted(request.POST)
+    deck = _deck(request.user, posted["deck"])
     since = _session_start(request, fresh=False)
-    done = _count(request.POST.get("done"))
+    done = posted["done"]
     try:
         log = services.review_undo(user=request.user)
     except services.StudyError as exc:
@@ -337,10 +339,11 @@ def suspend(request, card_id: int):
 
 def _suspended_next(request, card: Card):
     """The next card, under a notice that says where suspended cards are and offers to undo."""
-    deck = _deck(request.user, request.POST.get("deck"))
+    posted = ReviewForm.posted(request.POST)
+    deck = _deck(request.user, posted["deck"])
     since = _session_start(request, fresh=False)
     notice = "Card suspended: it stays out of your queue until you unsuspend it."
-    done = _count(request.POST.get("done"))
+    done = posted["done"]
     context = _review_context(request, deck, since=since, notice=notice, done=done)
     context["suspended_card"] = card
     return _render_review(request, context)
@@ -512,21 +515,3 @@ def _posted_card(request, card_id=None) -> Card:
     if card is None:
         raise Http404("No such card.")
     return card
-
-
-def _count(text: str | None) -> int | None:
-    return int(text) if text and text.isdigit() and len(text) < 7 else None
-
-
-def _uuid(text: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(text) if text else None
-    except ValueError:
-        return None
-
-
-def _duration(shown_at: str | None) -> int | None:
-    if not shown_at or not shown_at.isdigit():
-        return None
-    elapsed = int(time.time() * 1000) - int(shown_at)
-    return elapsed if 0 <= elapsed < 24 * 3600 * 1000 else None

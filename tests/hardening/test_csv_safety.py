@@ -35,7 +35,7 @@ def test_the_team_progress_csv_defuses_formula_usernames(client, team, django_us
         assert not any(cell[:1] in "=+-@" and cell for cell in row), row
 
 
-@given(st.text())
+@given(st.text() | st.text(alphabet="'=+-@\t\rab ", max_size=6))
 def test_a_defused_cell_restores_exactly_and_never_starts_a_formula(value):
     cell = csv_safety.cell_defuse(value)
     assert not cell.startswith(csv_safety.FORMULA_STARTS)

@@ -164,12 +164,6 @@ def rows_check(rows: list[CardRow], source: str) -> None:
         seen[row.slug] = row.line
 
 
-# CSV injection: one module defuses every CSV the app writes (config/csv_safety.py); the
-# import takes the ' off again.
-FORMULA_STARTS = csv_safety.FORMULA_STARTS
-csv_cell_defuse, csv_cell_restore = csv_safety.cell_defuse, csv_safety.cell_restore
-
-
 def csv_rows(text: str, source: str) -> list[CardRow]:
     """Rows of a CSV file with a header naming at least front, back, section and tags."""
     # Spreadsheets in many locales separate fields with ; (or a tab); the header line tells.
@@ -202,7 +196,7 @@ def csv_rows(text: str, source: str) -> list[CardRow]:
         for record in reader:
             if None in record:
                 raise ContentError(source, f"line {line}", "more fields than header columns")
-            values = {k: csv_cell_restore((v or "").strip()) for k, v in record.items()}
+            values = {k: csv_safety.cell_restore((v or "").strip()) for k, v in record.items()}
             if any(values.values()):
                 if not values["section"]:
                     raise ContentError(source, f"line {line}", "section is empty")

@@ -5,7 +5,6 @@ import logging
 import zlib
 from datetime import timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -23,6 +22,7 @@ from apps.decks.content import PROGRESS_EVERY, ContentError, DeckDoc, LoadResult
 from apps.decks.models import Deck
 from apps.quizzes.lint import lint_documents
 from config.errors import Conflict
+from config.tasks import enqueue_on_commit
 from config.workers import Heartbeat, reaper
 
 log = logging.getLogger(__name__)
@@ -235,21 +235,18 @@ def import_job_create(
                 )  # fmt: skip
         except IntegrityError:  # a second tab won the race for the deck
             raise ImportBusy(_busy_message(deck_slug)) from None
-        transaction.on_commit(lambda: _import_job_enqueue(job))
+        enqueue_on_commit(
+            IMPORT_TASK, (job.pk,), on_broker_error=lambda reason: _unsent_fail(job, reason)
+        )
     return job
 
 
-def _import_job_enqueue(job: ImportJob) -> None:
-    try:
-        current_app.send_task(IMPORT_TASK, args=[job.pk])
-    except Exception as exc:
-        log.exception("could not send import job %s to the broker", job.pk)
-        error = (
-            "Nothing was imported: the task broker did not answer "
-            f"({type(exc).__name__}). Try again in a minute."
-        )
-        import_job_fail(job.pk, error)
-        job.status, job.error = ImportJob.Status.FAILED, error
+def _unsent_fail(job: ImportJob, reason: str) -> None:
+    """The broker did not take the job: it fails at once (the caller's `job` too, so the page
+    and the API answer 503 with the sentence), never waits for a worker that will not come."""
+    error = f"Nothing was imported: {reason}"
+    import_job_fail(job.pk, error)
+    job.status, job.error = ImportJob.Status.FAILED, error
 
 
 def import_job_fail(job_id: int, error: str) -> None:
