@@ -415,6 +415,7 @@ def browse_page(request):
         "sections": list(sections.order_by("deck__title", "order")),
         "query": query.urlencode(),
         "columns": _sort_columns(unsorted.urlencode(), current),
+        "current_sort": current,  # the results say it, so the form's "Sort by" follows a header
         "bulk_max_days": bulk.RESCHEDULE_MAX_DAYS,
     }
     template = "study/browse.html#results" if request.htmx else "study/browse.html"

@@ -202,6 +202,7 @@ def test_the_browser_as_a_tool(person, alice, small_deck, live_server):
     else:
         page.get_by_role("link", name="Lapses").click()
         expect(page.locator('th[aria-sort="ascending"]')).to_contain_text("Lapses")
+        expect(page.get_by_label("Sort by")).to_have_value("lapses")  # a Search keeps it
     expect(page).to_have_url(re.compile(r"sort=lapses"))
     rows = table.locator("tbody tr")
     if page.size == "phone":

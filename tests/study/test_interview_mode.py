@@ -220,6 +220,8 @@ def test_the_plan_page_says_today_how_ready_and_what_would_change_it(client, ali
     assert 'id="plan-sections"' in html and "Ray core" in html
     home = client.get("/").content.decode()
     assert 'id="today-line"' in home
+    # the deck's SM-2 counts are labelled as SM-2's: interview mode serves other cards today
+    assert "SM-2 would show" in home.split('class="deck-due"')[1].split("</p>")[0]
 
 
 def test_without_a_date_or_with_the_mode_off_there_is_no_plan(client, alice, small_deck):

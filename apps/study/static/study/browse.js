@@ -82,6 +82,18 @@
     return true;
   }
 
+  // A column header sorts the results only (htmx swaps #results): the form's "Sort by" is set to
+  // the same sort, so that the next Search keeps it.
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    var results = document.getElementById("results");
+    var select = document.getElementById("id_sort");
+    if (!results || !select || !results.hasAttribute("data-sort")) return;
+    var sort = results.getAttribute("data-sort");
+    if (Array.prototype.some.call(select.options, function (o) { return o.value === sort; })) {
+      select.value = sort;
+    }
+  });
+
   document.addEventListener("change", function (event) {
     if (event.target.id === "pick-all") {
       var on = event.target.checked;
