@@ -30,6 +30,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 COLLECTIONS = ("collection.anki21", "collection.anki2")  # preferred first
 NEW_FORMAT = "collection.anki21b"
@@ -150,7 +151,7 @@ def _schema_check(db: sqlite3.Connection, name: str) -> None:
             )
 
 
-def _json(text, what: str, name: str) -> dict:
+def _json(text: str | bytes | None, what: str, name: str) -> dict[str, Any]:
     try:
         value = json.loads(text or "{}")
     except (TypeError, ValueError):
@@ -271,15 +272,17 @@ def apkg_media(
     left_out: list[str] = []
     with archive:
         members = {info.filename: info for info in archive.infolist()}
-        mapping: dict = {}
+        mapping: dict[Any, Any] = {}
         if "media" in members:
             raw = _inflate_capped(archive, members["media"], 4 * 1024 * 1024)
+            parsed: object
             try:
-                mapping = json.loads(raw or b"{}")
+                parsed = json.loads(raw or b"{}")
             except ValueError:
-                mapping = None
-            if not isinstance(mapping, dict):
+                parsed = None
+            if not isinstance(parsed, dict):
                 raise ApkgError("the package's media list is not a JSON object; it is damaged")
+            mapping = parsed
         by_name = {str(v): str(k) for k, v in mapping.items()}
         total = 0
         for name in sorted(names)[:MAX_MEDIA_FILES]:
@@ -310,7 +313,9 @@ def apkg_media(
     return files, left_out
 
 
-def _card(model: dict, guid: str, ord_: int, flds: str, tags: str, deck: str) -> ApkgCard | None:
+def _card(
+    model: dict[str, Any], guid: str, ord_: int, flds: str, tags: str, deck: str
+) -> ApkgCard | None:
     names = [f["name"] for f in sorted(model["flds"], key=lambda f: f["ord"])]
     values = flds.split("\x1f")
     values += [""] * (len(names) - len(values))
@@ -350,7 +355,7 @@ def _render(template: str, fields: dict[str, str], cloze: int | None, *, answer:
     (typing the answer) and {{FrontSide}} on the back are left out: RayDeck shows the back
     on its own, below the front."""
 
-    def section(match: re.Match) -> str:
+    def section(match: re.Match[str]) -> str:
         kind, name, body = match.groups()
         value = fields.get(name.strip(), "")
         if name.strip().startswith("c") and name.strip()[1:].isdigit() and cloze is not None:
@@ -364,7 +369,7 @@ def _render(template: str, fields: dict[str, str], cloze: int | None, *, answer:
         if not n:
             break
 
-    def tag(match: re.Match) -> str:
+    def tag(match: re.Match[str]) -> str:
         spec = match.group(1)
         *filters, name = [part.strip() for part in spec.split(":")]
         if name == "FrontSide":
@@ -393,10 +398,10 @@ def cloze_basic(text: str, number: int) -> tuple[str, str]:
     ("[...]", or "[hint]" when it has a hint) and the others shown, the back with every
     deletion filled in. (Where RayDeck has a cloze card kind, the deletion text goes there.)"""
 
-    def front(match: re.Match) -> str:
+    def front(match: re.Match[str]) -> str:
         if int(match.group(1)) == number:
             return f"[{match.group(3)}]" if match.group(3) else CLOZE_BLANK
-        return match.group(2)
+        return str(match.group(2))
 
     return _CLOZE.sub(front, text), _CLOZE.sub(lambda m: m.group(2), text)
 

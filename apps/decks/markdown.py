@@ -90,7 +90,8 @@ def _image(renderer, tokens, idx, options, env) -> str:
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
-    parser.validateLink = _is_real_url
+    # markdown-it-py documents replacing this method on an instance as the way to vet links.
+    parser.validateLink = _is_real_url  # type: ignore[method-assign]
     parser.add_render_rule("image", _image)
     return parser
 

@@ -18,6 +18,7 @@ from decimal import Decimal
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
@@ -42,7 +43,7 @@ class Kind:
 
     name: str
     columns: tuple[str, ...]
-    rows: Callable[[object], Iterable[tuple]]
+    rows: Callable[[User], Iterable[tuple]]
     single: bool = False  # the profile: one record, an object in the JSON document
     json: frozenset[str] = frozenset()  # columns that are JSON in the CSV, even a bare string
 

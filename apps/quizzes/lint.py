@@ -17,6 +17,7 @@ under STRATEGY_LIMIT.
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +70,7 @@ class Figures:
     notes: int = 0
     cards: int = 0
     cloze_items: int = 0
-    questions: Counter = field(default_factory=Counter)
+    questions: Counter[str] = field(default_factory=Counter)
     statements: int = 0
     true_statements: int = 0
     single_choice: int = 0
@@ -88,7 +89,7 @@ class Figures:
         return self.longest_right / self.single_choice if self.single_choice else None
 
     def lines(self) -> list[str]:
-        def pct(value):
+        def pct(value: float | None) -> str:
             return "n/a" if value is None else f"{value:.0%}"
 
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.questions.items())) or "none"
@@ -132,7 +133,7 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD_RE.findall(text or "")} - _STOP
 
 
-def _note_cards(card: dict) -> list[str]:
+def _note_cards(card: dict[str, Any]) -> list[str]:
     slug, kind = card.get("slug", "?"), card.get("kind") or "basic"
     if kind == "cloze":
         try:
@@ -144,7 +145,7 @@ def _note_cards(card: dict) -> list[str]:
     return [slug]
 
 
-def _lint_cards(deck: dict, figures: Figures, findings: list[Finding]) -> set[str]:
+def _lint_cards(deck: dict[str, Any], figures: Figures, findings: list[Finding]) -> set[str]:
     names: set[str] = set()
     for section in deck.get("sections") or []:
         for card in section.get("cards") or []:
@@ -184,7 +185,7 @@ def _lint_cards(deck: dict, figures: Figures, findings: list[Finding]) -> set[st
     return names
 
 
-def _choice_scores(question: dict) -> dict[str, float]:
+def _choice_scores(question: dict[str, Any]) -> dict[str, float]:
     """Each strategy's fraction on a single or multi choice question."""
     choices = question.get("choices") or []
     if not choices:
@@ -216,7 +217,7 @@ def _choice_scores(question: dict) -> dict[str, float]:
     return scores
 
 
-def _match_score(question: dict) -> float:
+def _match_score(question: dict[str, Any]) -> float:
     """Pairing each left item with the unused right item sharing most words with it."""
     pairs = question.get("pairs") or []
     rights = [str(p.get("right", "")) for p in pairs]
@@ -235,8 +236,8 @@ def _match_score(question: dict) -> float:
 
 
 def _absolute_check(
-    where: str, what: str, true_items: list[str], false_items: list[str], findings: list
-):
+    where: str, what: str, true_items: list[str], false_items: list[str], findings: list[Finding]
+) -> None:
     true_abs = sum(1 for t in true_items if absolute_words(t))
     false_abs = sum(1 for t in false_items if absolute_words(t))
     if true_abs + false_abs < ABSOLUTE_MIN_ITEMS or not true_items or not false_items:
@@ -252,8 +253,12 @@ def _absolute_check(
         )  # fmt: skip
 
 
-def content_lint(deck: dict, quiz_files: list[dict], demo_files: list[dict] = ()) -> LintReport:
-    figures, findings = Figures(), []
+def content_lint(
+    deck: dict[str, Any],
+    quiz_files: Sequence[dict[str, Any]],
+    demo_files: Sequence[dict[str, Any]] = (),
+) -> LintReport:
+    figures, findings = Figures(), list[Finding]()
     names = _lint_cards(deck, figures, findings)
     for demo_file in demo_files:
         for demo, slugs in (demo_file.get("links") or {}).items():
@@ -340,12 +345,13 @@ def content_lint(deck: dict, quiz_files: list[dict], demo_files: list[dict] = ()
                             f" ({share:.0%}); keep it between 40% and 60%",
                         )
                     )  # fmt: skip
-    if figures.statements and not TRUE_SHARE[0] <= figures.true_share <= TRUE_SHARE[1]:
+    overall = figures.true_share  # None exactly when there are no statements
+    if overall is not None and not TRUE_SHARE[0] <= overall <= TRUE_SHARE[1]:
         findings.append(
             Finding(
                 "true-share", "all quizzes",
                 f"{figures.true_statements} of {figures.statements} statements are true"
-                f" ({figures.true_share:.0%}); keep it between 40% and 60%",
+                f" ({overall:.0%}); keep it between 40% and 60%",
             )
         )  # fmt: skip
     _absolute_check("all quizzes", "statements", all_true_items, all_false_items, findings)

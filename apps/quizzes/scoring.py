@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 SINGLE = "single"
 MULTI = "multi"
+T = TypeVar("T")
 TRUE_FALSE = "true_false"
 MATCH = "match"
 NUMERIC = "numeric"
@@ -53,7 +54,7 @@ class Question:
     tolerance: float = 0.0
     numbers: Mapping[str, float] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"question {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.points < 0:
@@ -131,8 +132,8 @@ def fraction_right(question: Question, answer: Answer) -> Fraction:
     if question.kind == SINGLE:
         return Fraction(1 if isinstance(answer, str) and answer == key else 0)
     if question.kind == NUMERIC:
-        right = is_number(answer) and within_tolerance(answer, key, question.tolerance)
-        return Fraction(1 if right else 0)
+        hit = is_number(answer) and within_tolerance(answer, key, question.tolerance)
+        return Fraction(1 if hit else 0)
     if question.kind == MULTI:
         if not isinstance(answer, (list, tuple)):
             return Fraction(0)
@@ -198,7 +199,9 @@ def answer_problems(questions: Sequence[Question], answers: Any) -> list[tuple[s
     return problems
 
 
-def _question_problems(question: Question, answer: Answer, owner: Mapping[str, str]):
+def _question_problems(
+    question: Question, answer: Answer, owner: Mapping[str, str]
+) -> Iterator[str]:
     if answer is None:
         return
 
@@ -264,7 +267,7 @@ def _question_problems(question: Question, answer: Answer, owner: Mapping[str, s
                 yield unknown(right, "right-hand item")
 
 
-def shuffled(items: Iterable, *, seed: int | str, salt: str = "") -> list:
+def shuffled(items: Iterable[T], *, seed: int | str, salt: str = "") -> list[T]:
     """``items`` in an order fixed by ``(seed, salt)``: the same attempt always sees the same
     order, another attempt (another seed) a different one. Never depends on what is right."""
     ordered = list(items)

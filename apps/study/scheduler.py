@@ -23,9 +23,11 @@ Whether a card is due is a matter of days in the learner's time zone: `is_due` i
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from decimal import ROUND_CEILING, Decimal
+from typing import Any
 
 GRADES = range(0, 6)
 INITIAL_EASE = Decimal("2.50")
@@ -51,7 +53,7 @@ class CardSchedule:
     last_grade: int | None = None
     last_reviewed_at: datetime | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         """A JSON-ready dict (Decimal as "2.36", datetimes as ISO 8601), e.g. for ReviewLog."""
         return {
             "repetitions": self.repetitions,
@@ -66,7 +68,7 @@ class CardSchedule:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> CardSchedule:
+    def from_json(cls, data: Mapping[str, Any]) -> CardSchedule:
         return cls(
             repetitions=int(data["repetitions"]),
             ease_factor=Decimal(str(data["ease_factor"])).quantize(TWO_PLACES),
@@ -112,7 +114,6 @@ def review(state: CardSchedule, grade: int, now: datetime) -> CardSchedule:
     """The schedule after grading `state` with `grade` at `now` (whether it was due is not checked
     here: the caller refuses reviews of cards that are not due)."""
     grade = check_grade(grade)
-    graded = {"last_grade": grade, "last_reviewed_at": now}
     if state.needs_redrill:
         if grade >= 4:
             anchor = state.redrill_anchor or now
@@ -121,9 +122,10 @@ def review(state: CardSchedule, grade: int, now: datetime) -> CardSchedule:
                 needs_redrill=False,
                 redrill_anchor=None,
                 due_at=anchor + timedelta(days=state.interval_days),
-                **graded,
+                last_grade=grade,
+                last_reviewed_at=now,
             )
-        return dataclasses.replace(state, due_at=now, **graded)
+        return dataclasses.replace(state, due_at=now, last_grade=grade, last_reviewed_at=now)
     if grade >= 3:
         repetitions = state.repetitions + 1
         ease = next_ease(state.ease_factor, grade)
@@ -137,7 +139,8 @@ def review(state: CardSchedule, grade: int, now: datetime) -> CardSchedule:
             needs_redrill=redrill,
             redrill_anchor=now if redrill else None,
             due_at=now if redrill else now + timedelta(days=interval),
-            **graded,
+            last_grade=grade,
+            last_reviewed_at=now,
         )
     return dataclasses.replace(
         state,
@@ -147,7 +150,8 @@ def review(state: CardSchedule, grade: int, now: datetime) -> CardSchedule:
         needs_redrill=False,
         redrill_anchor=None,
         due_at=now,
-        **graded,
+        last_grade=grade,
+        last_reviewed_at=now,
     )
 
 

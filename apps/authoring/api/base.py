@@ -1,7 +1,15 @@
 """What every author API view shares: who may call it, and the 409 a refused delete answers."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import permissions
+
+if TYPE_CHECKING:
+    from rest_framework.permissions import _PermissionClass
 
 from apps.authoring import selectors
 
@@ -14,7 +22,7 @@ class IsAuthor(permissions.BasePermission):
 
 
 class AuthorView:
-    permission_classes = [permissions.IsAuthenticated, IsAuthor]
+    permission_classes: Sequence[_PermissionClass] = [permissions.IsAuthenticated, IsAuthor]
 
 
 # A delete the row's state forbids (a section with cards, a quiz with attempts): the service

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from typing import Any
 
 from .base import (
     ClusterBusy,
@@ -26,7 +27,9 @@ from .catalogue import DEMOS, get_demo, is_available, missing_extras
 from .claims import VERDICTS, Claim, Conditions, Figures, conclude, load_average
 
 
-def run_demo(slug: str, params: dict, report: Report, *, deadline: Deadline) -> dict:
+def run_demo(
+    slug: str, params: dict[str, Any], report: Report, *, deadline: Deadline
+) -> dict[str, Any]:
     """Validate params, then run the demo on the Ray this process is connected to.
 
     A run the deadline or a busy cluster stopped early is not a broken demo: it ends with the

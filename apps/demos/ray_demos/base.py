@@ -61,7 +61,7 @@ class Param:
     max: float | None = None
     help: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.type not in {"int", "float", "bool"}:
             raise ValueError(f"{self.name}: type must be int, float or bool, got {self.type}")
         if self.type != "bool" and (self.min is None or self.max is None):
@@ -80,6 +80,7 @@ class Param:
                 return bool(raw)
             raise ValueError(f"{self.name} must be true or false, got {_shown(raw)}")
         value = self._number(raw)
+        assert self.min is not None and self.max is not None  # __post_init__: numbers have both
         if not (self.min <= value <= self.max):
             raise ValueError(
                 f"{self.name} must be between {_fmt(self.min)} and {_fmt(self.max)},"

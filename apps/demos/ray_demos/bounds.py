@@ -6,8 +6,11 @@ Pure: no Ray, no Django."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from .claims import Bound
+from .claims import Bound, Conditions, Params
+
+Limit = Callable[[Params, Conditions], float | None]
 
 # No copy on any machine this runs on moves memory faster than this (a 2-core VM's one copying
 # thread manages a few GB/s): a copy faster than it was not a copy.
@@ -16,11 +19,11 @@ MAX_ACTORS = 6  # sampling-throughput's largest max_actors
 CARTPOLE_MAX_RETURN = 500  # CartPole-v1 ends every episode by its 500th step, reward 1 a step
 
 
-def _items_work_s(p, c) -> float:
-    return p["n_items"] * p["work_ms"] / 1000
+def _items_work_s(p: Params, c: Conditions) -> float:
+    return float(p["n_items"] * p["work_ms"] / 1000)
 
 
-def _fixed(value):
+def _fixed(value: float) -> Limit:
     return lambda p, c: value
 
 
@@ -39,7 +42,7 @@ TASKS = (
 )  # fmt: skip
 
 
-def _copy_ms(copies):
+def _copy_ms(copies: Callable[[Params], float]) -> Limit:
     return lambda p, c: copies(p) * p["size_mb"] * 2**20 / MEMORY_BYTES_PER_S * 1000
 
 
@@ -57,8 +60,13 @@ OBJECT_STORE = (
 )  # fmt: skip
 
 
-def _sampling_bounds():
-    bounds = []
+def _actors_steps_per_s(k: int) -> Limit:
+    """k rollout actors' steps a second, each step costing env_step_us of CPU."""
+    return lambda p, c: k * 1e6 / p["env_step_us"] if p["env_step_us"] else None
+
+
+def _sampling_bounds() -> tuple[Bound, ...]:
+    bounds: list[Bound] = []
     for k in range(1, MAX_ACTORS + 1):
         actors = f"{k} rollout actor{'s' * (k != 1)}"
         bounds += [
@@ -66,7 +74,7 @@ def _sampling_bounds():
                   upper=True, slack=0),
             Bound(f"idle_{k}", _fixed(0), "a share of the time cannot be negative", slack=0),
             Bound(f"steps_per_s_{k}",
-                  lambda p, c, k=k: k * 1e6 / p["env_step_us"] if p["env_step_us"] else None,
+                  _actors_steps_per_s(k),
                   f"each step costs a rollout actor {{env_step_us}} µs of CPU, so {actors} "
                   "cannot produce more than {limit}", upper=True),
             Bound(f"steps_per_s_{k}",

@@ -79,7 +79,7 @@ class Check:
     part: str = ""  # this part of the claim in words, e.g. "the actor's counter was exact"
     over: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if (self.at_least is None) == (self.at_most is None):
             raise ValueError(f"{self.figure}: a check has exactly one of at_least, at_most")
 
@@ -88,11 +88,13 @@ class Check:
             return False
         if self.at_least is not None:
             return value >= self.at_least
-        return value <= self.at_most
+        return self.at_most is not None and value <= self.at_most
 
     @property
     def threshold(self) -> float:
-        return self.at_least if self.at_least is not None else self.at_most
+        limit = self.at_least if self.at_least is not None else self.at_most
+        assert limit is not None  # __post_init__: exactly one of them is set
+        return limit
 
     @property
     def op(self) -> str:
@@ -346,7 +348,9 @@ def load_average() -> float:
         return 0.0
 
 
-def breaches(claim: Claim, figures, params: Params, conditions: Conditions) -> list[str]:
+def breaches(
+    claim: Claim, figures: Mapping[str, Mapping[str, Any]], params: Params, conditions: Conditions
+) -> list[str]:
     return [text for bound in claim.bounds for text in bound.breaches(figures, params, conditions)]
 
 
@@ -449,4 +453,4 @@ def consistent(claim: Claim, summary: Mapping[str, Any], params: Params,
     figures = summary["figures"]
     holds = all(c.holds(c.value(figures)) for c in claim.checks)
     clean = not breaches(claim, figures, params, conditions) and not summary.get("stopped")
-    return (summary["claim"]["verdict"] == SHOWN) == (holds and clean)
+    return bool((summary["claim"]["verdict"] == SHOWN) == (holds and clean))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import Any
 
 import numpy as np
 import ray
@@ -26,7 +27,7 @@ from .raytools import POLL_S, get_within, owned, wait_all
 class Ledger:
     """Counts executions of the object's task, on a node that survives."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.runs: list[str] = []
 
     def record(self, node_id: str) -> int:
@@ -38,7 +39,7 @@ class Ledger:
 
 
 @ray.remote(num_cpus=0.25, max_retries=3)
-def make_weights(size_bytes: int, ledger) -> np.ndarray:
+def make_weights(size_bytes: int, ledger: Any) -> np.ndarray:
     """Its result lives only in this node's object store until someone reads it elsewhere."""
     ray.get(ledger.record.remote(current_node_id()))
     return np.ones(size_bytes, dtype=np.uint8)
@@ -46,7 +47,7 @@ def make_weights(size_bytes: int, ledger) -> np.ndarray:
 
 @ray.remote(num_cpus=0.25, max_restarts=3, max_task_retries=-1)
 class Learner:
-    def __init__(self):
+    def __init__(self) -> None:
         self.steps = 0
 
     def step(self, work_s: float) -> tuple[int, str]:
@@ -62,7 +63,7 @@ def kill_this_node() -> None:
 
 
 @ray.remote(num_cpus=0.25)
-def checksum(boxed: list) -> tuple[int, str]:
+def checksum(boxed: list[Any]) -> tuple[int, str]:
     return int(ray.get(boxed[0]).sum()), current_node_id()
 
 
@@ -72,7 +73,7 @@ def _wait_until_dead(node_id: str, deadline: Deadline) -> None:
         time.sleep(POLL_S)
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     steps, kill_at, work_s = params["steps"], params["kill_at_step"], params["work_ms"] / 1000
     size = params["object_mb"] * 1024 * 1024
     nodes = alive_nodes()
@@ -95,9 +96,9 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
         }
 
     with owned() as scope:
-        ledger = scope.actor(Ledger.options(scheduling_strategy=pinned(survivors[0])).remote())
+        ledger = scope.actor(Ledger.options(scheduling_strategy=pinned(survivors[0])).remote())  # type: ignore[attr-defined]
         learner = scope.actor(
-            Learner.options(scheduling_strategy=pinned(victim, soft=True)).remote()
+            Learner.options(scheduling_strategy=pinned(victim, soft=True)).remote()  # type: ignore[attr-defined]
         )
         weights = make_weights.options(scheduling_strategy=pinned(victim, soft=True)).remote(
             size, ledger

@@ -4,13 +4,14 @@ another node: the first read elsewhere moves the bytes, later reads there share 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 import ray
 
 from .base import Deadline
 from .claims import YES_NO, Figures, number
-from .nodes import alive_nodes, current_node_id, pinned
+from .nodes import Node, alive_nodes, current_node_id, pinned
 from .raytools import owned, wait_all
 
 
@@ -21,7 +22,7 @@ def make_array(size_bytes: int, seed: int) -> np.ndarray:
 
 
 @ray.remote(num_cpus=0.25)
-def read(boxed: list) -> dict:
+def read(boxed: list[Any]) -> dict[str, Any]:
     """Times ray.get of the boxed reference on this node, then touches every page."""
     start = time.perf_counter()
     array = ray.get(boxed[0])
@@ -35,12 +36,14 @@ def read(boxed: list) -> dict:
     }
 
 
-def _read_on(node, ref, deadline: Deadline, what: str) -> dict:
-    return wait_all([read.options(scheduling_strategy=pinned(node)).remote([ref])], deadline,
-                    what=what)[0]  # fmt: skip
+def _read_on(node: Node, ref: Any, deadline: Deadline, what: str) -> dict[str, Any]:
+    strategy = pinned(node)
+    result: dict[str, Any] = wait_all([read.options(scheduling_strategy=strategy).remote([ref])],
+                                      deadline, what=what)[0]  # fmt: skip
+    return result
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     size, trials = params["size_mb"] * 1024 * 1024, params["trials"]
     nodes = alive_nodes()
     home, away = nodes[0], (nodes[1] if len(nodes) > 1 else None)

@@ -4,9 +4,10 @@ on distinct nodes; a group that no cluster can hold stays pending and reserves n
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import ray
-from ray.util.placement_group import placement_group, placement_group_table
+from ray.util.placement_group import PlacementGroup, placement_group, placement_group_table
 
 from .base import Deadline, ParamError
 from .claims import YES_NO, Figures
@@ -14,7 +15,7 @@ from .nodes import alive_nodes, name_of
 from .raytools import POLL_S, cluster_cpus, free_cpus, owned
 
 
-def _placed(pg, deadline: Deadline, what: str) -> list[str]:
+def _placed(pg: PlacementGroup, deadline: Deadline, what: str) -> list[str]:
     ready = pg.ready()
     while True:
         deadline.check_for(what)
@@ -42,7 +43,7 @@ def _settled_free_cpus(deadline: Deadline) -> float:
     return free_cpus()
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     bundles, cpus, wait_s = params["bundles"], params["bundle_cpus"], params["infeasible_wait_s"]
     nodes = alive_nodes()
     n, spread = len(nodes), params["spread_bundles"]

@@ -4,6 +4,7 @@ there; a task asking for what no node offers is reported unschedulable instead o
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import ray
 
@@ -20,7 +21,7 @@ def where_am_i() -> str:
     return current_node_id()
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     tasks, wait_s = params["tasks"], params["unschedulable_wait_s"]
     nodes = alive_nodes()
     unique = unique_resources(nodes)

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import ray
 
@@ -73,7 +74,7 @@ def fragile_task(folder: str, die_first: bool) -> int:
     return attempts
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     n, kill_at, every = params["steps"], params["kill_at_step"], params["checkpoint_every"]
     work_s, do_kill = params["work_ms"] / 1000, params["kill"]
     figures.define("restarted", "the learner ran in a new process after the kill", YES_NO)
@@ -88,9 +89,10 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     checkpoint = os.path.join(folder, "learner.json")
     try:
         with owned() as scope:
-            learner = scope.actor(Learner.remote(checkpoint))
+            learner = scope.actor(Learner.remote(checkpoint))  # type: ignore[attr-defined]
             actors_ready([learner], deadline, what="the learner actor to start")
-            pids, redone, restart_s, killed_at, i = [], 0, None, 0.0, 0
+            pids: list[int] = []
+            redone, restart_s, killed_at, i = 0, None, 0.0, 0
             while i < n:
                 deadline.check()
                 if do_kill and i == kill_at and restart_s is None:

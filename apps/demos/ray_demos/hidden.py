@@ -14,7 +14,7 @@ def _p(params: Mapping[str, Any], name: str) -> str:
     return f"{name}={str(value).lower() if isinstance(value, bool) else f'{value:g}'}"
 
 
-def tasks_hidden(params):
+def tasks_hidden(params: Mapping[str, Any]) -> str | None:
     if params["n_items"] < 2:
         return f"{_p(params, 'n_items')}: one item leaves nothing to run in parallel"
     if params["work_ms"] < 10:
@@ -25,7 +25,7 @@ def tasks_hidden(params):
     return None
 
 
-def object_store_hidden(params):
+def object_store_hidden(params: Mapping[str, Any]) -> str | None:
     if params["n_readers"] < 2:
         return f"{_p(params, 'n_readers')}: a single reader gets one copy either way"
     if params["size_mb"] < 5:
@@ -36,7 +36,7 @@ def object_store_hidden(params):
     return None
 
 
-def sampling_hidden(params):
+def sampling_hidden(params: Mapping[str, Any]) -> str | None:
     if params["learn_us"] >= params["env_step_us"] + 10:
         return (
             f"{_p(params, 'learn_us')}: the learner spends about as much CPU per step as "
@@ -46,7 +46,7 @@ def sampling_hidden(params):
     return None
 
 
-def sync_async_hidden(params):
+def sync_async_hidden(params: Mapping[str, Any]) -> str | None:
     if params["straggler_ms"] < 2 * params["work_ms"]:
         return (
             f"{_p(params, 'straggler_ms')}: a straggler barely slower than the others "
@@ -68,7 +68,7 @@ def vtrace_largest_ratio(max_lag: int, drift: float) -> float:
     return max(pi / mu, (1 - pi) / (1 - mu))
 
 
-def vtrace_hidden(params):
+def vtrace_hidden(params: Mapping[str, Any]) -> str | None:
     ratio = vtrace_largest_ratio(params["max_lag"], params["drift"])
     if params["rho_bar"] >= ratio:
         return (
@@ -79,7 +79,7 @@ def vtrace_hidden(params):
     return None
 
 
-def seed_hidden(params):
+def seed_hidden(params: Mapping[str, Any]) -> str | None:
     if params["accel_ms"] >= 10:
         return (
             f"{_p(params, 'accel_ms')}: the modelled accelerator takes as long per batch as a "
@@ -88,7 +88,7 @@ def seed_hidden(params):
     return None
 
 
-def fault_hidden(params):
+def fault_hidden(params: Mapping[str, Any]) -> str | None:
     if not params["kill"]:
         return f"{_p(params, 'kill')}: nothing was killed, so there is no recovery to see"
     if params["kill_at_step"] >= params["steps"]:
@@ -99,7 +99,7 @@ def fault_hidden(params):
     return None
 
 
-def pbt_hidden(params):
+def pbt_hidden(params: Mapping[str, Any]) -> str | None:
     if params["perturb_every"] >= params["steps"]:
         return (
             f"{_p(params, 'perturb_every')} with {_p(params, 'steps')}: PBT never exploited or "
@@ -108,7 +108,7 @@ def pbt_hidden(params):
     return None
 
 
-def rllib_hidden(params):
+def rllib_hidden(params: Mapping[str, Any]) -> str | None:
     if params["iterations"] < 3:
         return f"{_p(params, 'iterations')}: too few iterations for learning to show"
     return None

@@ -21,7 +21,7 @@ class Node:
     id: str
     name: str
     cpus: float
-    resources: dict
+    resources: dict[str, float]
 
     def offers(self, resource: str) -> bool:
         return self.resources.get(resource, 0) > 0

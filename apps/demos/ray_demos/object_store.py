@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import time
+from typing import Any
 
 import numpy as np
 import ray
 
 from .base import Deadline
 from .claims import YES_NO, Figures, number
-from .raytools import object_store_bytes_created, owned, wait_all
+from .raytools import Owned, object_store_bytes_created, owned, wait_all
 
 
 @ray.remote(num_cpus=1)
@@ -34,7 +35,9 @@ def _created() -> int | None:
     return None
 
 
-def _phase(name, by_value, arr, n, deadline, scope) -> tuple[float, int | None, bool]:
+def _phase(
+    name: str, by_value: bool, arr: np.ndarray, n: int, deadline: Deadline, scope: Owned
+) -> tuple[float, int | None, bool]:
     """Submit n readers; returns (seconds until all had read, bytes created, all zero-copy)."""
     created_before = _created()
     start = time.perf_counter()
@@ -48,11 +51,13 @@ def _phase(name, by_value, arr, n, deadline, scope) -> tuple[float, int | None, 
     if not by_value:
         del ref
     created_after = _created()
-    copied = None if None in (created_before, created_after) else created_after - created_before
+    copied = (
+        None if created_before is None or created_after is None else created_after - created_before
+    )
     return took, copied, all(shared for _, shared in results)
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     n, size_mb, trials = params["n_readers"], params["size_mb"], params["trials"]
     arr = np.ones(size_mb * 1024 * 1024 // 8, dtype=np.float64)
     labels = {"by_ref": "one reference", "by_value": "a copy per call"}

@@ -13,23 +13,26 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import ray
 from ray import tune
-from ray.tune import Callback, Checkpoint, Stopper
-from ray.tune.schedulers import PopulationBasedTraining
+from ray.tune import Callback, Checkpoint, Result, Stopper
+from ray.tune.experiment import Trial
+from ray.tune.schedulers import PopulationBasedTraining, TrialScheduler
 
 from .base import Deadline, DemoStopped
 from .claims import Figures, number
-from .raytools import POLL_S, owned, share_for, wait_all
+from .raytools import POLL_S, Owned, owned, share_for, wait_all
 
 LR_LOW, LR_HIGH = 1e-3, 1.0
 DIM, UPDATES_PER_STEP, NOISE = 10, 190, 1.0
 
 
-def sgd_step(theta: np.ndarray, lr: float, rng) -> float:
+def sgd_step(theta: np.ndarray, lr: float, rng: np.random.Generator) -> float:
     """One training step (UPDATES_PER_STEP noisy SGD updates) in place; returns the score."""
     for _ in range(UPDATES_PER_STEP):
         theta -= lr * (theta + rng.normal(scale=NOISE, size=DIM))
@@ -43,11 +46,11 @@ def fixed_lr_scores(lr: float, steps: int) -> list[float]:
     return [sgd_step(theta, lr, rng) for _ in range(steps)]
 
 
-def toy_training(config: dict) -> None:
+def toy_training(config: dict[str, Any]) -> None:
     """Noisy SGD on a quadratic, a Tune function trainable. A large learning rate descends fast
     but settles on a high noise floor (about lr/2); a small one settles low but descends slowly,
     so the best learning rate falls as training goes on. State travels through checkpoints."""
-    state = {"step": 0, "theta": [10.0] * DIM}
+    state: dict[str, Any] = {"step": 0, "theta": [10.0] * DIM}
     checkpoint = tune.get_checkpoint()
     if checkpoint:
         with checkpoint.as_directory() as folder:
@@ -76,14 +79,14 @@ class _Relay:
     stoppers are pickled there: they must hold nothing of the driver's (its report() writes to
     the app's database), only this actor's handle."""
 
-    def __init__(self):
-        self.points: list[dict] = []
+    def __init__(self) -> None:
+        self.points: list[dict[str, Any]] = []
         self.stop = False
 
-    def push(self, point: dict) -> None:
+    def push(self, point: dict[str, Any]) -> None:
         self.points.append(point)
 
-    def take(self) -> list[dict]:
+    def take(self) -> list[dict[str, Any]]:
         points, self.points = self.points, []
         return points
 
@@ -97,19 +100,21 @@ class _Relay:
 class _Points(Callback):
     """Reports the population's best score at each step once every trial has passed it."""
 
-    def __init__(self, series: str, relay):
+    def __init__(self, series: str, relay: Any) -> None:
         self.series, self.relay = series, relay
         self.best: dict[int, float] = {}
         self.last_step: dict[str, int] = {}
         self.sent = 0
 
-    def on_trial_result(self, iteration, trials, trial, result, **info):
+    def on_trial_result(
+        self, iteration: int, trials: list[Trial], trial: Trial, result: dict[str, Any], **info: Any
+    ) -> None:
         step = int(result["step"])
         self.best[step] = max(self.best.get(step, -99.0), float(result["score"]))
         self.last_step[trial.trial_id] = step
         self.flush(min(self.last_step.values()) if len(self.last_step) == len(trials) else 0)
 
-    def on_experiment_end(self, trials, **info):
+    def on_experiment_end(self, trials: list[Trial], **info: Any) -> None:
         self.flush(max(self.best, default=0))
 
     def flush(self, upto: int) -> None:
@@ -125,10 +130,10 @@ class _Points(Callback):
 class _RelayStopper(Stopper):
     """Stops every trial once the driver asks (its deadline, or a cancel)."""
 
-    def __init__(self, relay):
+    def __init__(self, relay: Any) -> None:
         self.relay, self.asked, self.checked = relay, False, 0.0
 
-    def __call__(self, trial_id, result) -> bool:
+    def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
         return False
 
     def stop_all(self) -> bool:
@@ -138,9 +143,11 @@ class _RelayStopper(Stopper):
         return self.asked
 
 
-def _fit(name, config, scheduler, series, trials, share, storage, figures, deadline, scope,
-         on_tick=lambda: None):  # fmt: skip
-    relay = scope.actor(_Relay.remote())
+def _fit(name: str, config: dict[str, Any], scheduler: TrialScheduler | None, series: str,
+         trials: int, share: float, storage: str, figures: Figures, deadline: Deadline,
+         scope: Owned, on_tick: Callable[[], None] = lambda: None,
+         ) -> tuple[float, Result]:  # fmt: skip
+    relay = scope.actor(_Relay.remote())  # type: ignore[attr-defined]
     tuner = tune.Tuner(
         tune.with_resources(toy_training, {"cpu": share}),
         param_space=config,
@@ -163,7 +170,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, figures, deadl
     )
     # Tune runs in a thread; this one relays points to report() and checks the deadline, so
     # the demo's database writes stay on the thread that opened its connection.
-    outcome: dict = {}
+    outcome: dict[str, Any] = {}
     fitting = threading.Thread(target=lambda: outcome.update(results=tuner.fit()), daemon=True)
     fitting.start()
     stopped: DemoStopped | None = None
@@ -192,7 +199,7 @@ def _fit(name, config, scheduler, series, trials, share, storage, figures, deadl
     return float(best.metrics["score"]), best
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     trials, steps, every = params["trials"], params["steps"], params["perturb_every"]
     share = share_for(trials)
     storage = tempfile.mkdtemp(prefix="raydeck-pbt-")
@@ -200,7 +207,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     base = {"steps": steps, "perturb_every": every}
     figures.define("grid_best_loss", "fixed grid: lowest loss of its best trial")
     figures.define("pbt_best_loss", "PBT: lowest loss of its best trial")
-    done: dict = {}
+    done: dict[str, Any] = {}
     try:
         with owned() as scope:
             # The grid runs beside Tune's start-up (the figures are losses, not timings): its
@@ -254,11 +261,11 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
         "steps": steps,
         "grid_lrs": [f"{lr:.0e}" for lr in grid],
         "grid_best_lr": f"{grid_lr:.0e}",
-        "pbt_best_final_lr": f"{pbt_best.config['lr']:.0e}",
+        "pbt_best_final_lr": f"{(pbt_best.config or {})['lr']:.0e}",
         "effect": (
             f"lowest loss after {steps} steps in this run: fixed grid {number(10**-grid_score)} "
             f"(lr {grid_lr:.0e}), PBT {number(10**-pbt_score)}, "
             f"{number(max(ratio, 1 / ratio))}x {lower}; PBT's best trial ended on lr "
-            f"{pbt_best.config['lr']:.0e}"
+            f"{(pbt_best.config or {})['lr']:.0e}"
         ),
     }

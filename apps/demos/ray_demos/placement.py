@@ -6,6 +6,7 @@ finish); then a gang that can never fit stays unready and is removed cleanly."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import ray
 from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
@@ -14,7 +15,7 @@ from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 from . import raytools
 from .base import ClusterBusy, Deadline, cpu_spin
 from .claims import YES_NO, Figures, number
-from .raytools import POLL_S, cluster_cpus, free_cpus, owned
+from .raytools import POLL_S, Owned, cluster_cpus, free_cpus, owned
 
 TICK_S = 0.25
 
@@ -35,18 +36,20 @@ def gang_work(seconds: float) -> int:
     return 1
 
 
-def _done(refs) -> bool:
+def _done(refs: list[Any]) -> bool:
     ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
     return len(ready) == len(refs)
 
 
-def _piecemeal(g, work_s, wait_s, scope, figures, deadline) -> dict:
+def _piecemeal(
+    g: int, work_s: float, wait_s: float, scope: Owned, figures: Figures, deadline: Deadline
+) -> dict[str, Any]:
     """Start both jobs' actors interleaved, wait until every actor that got a CPU has started
     (each job then holds part of the cluster), then watch wait_s for a job to finish."""
-    jobs = {"A": [], "B": []}
+    jobs: dict[str, list[Any]] = {"A": [], "B": []}
     for _ in range(g):  # submitted interleaved, as two users starting at once would
         for job in jobs.values():
-            job.append(scope.actor(GangMember.remote()))
+            job.append(scope.actor(GangMember.remote()))  # type: ignore[attr-defined]
     calls = {name: [m.work.remote(work_s) for m in members] for name, members in jobs.items()}
     probes = {name: [m.__ray_ready__.remote() for m in members] for name, members in jobs.items()}
     can_start = min(2 * g, int(free_cpus()))
@@ -76,11 +79,15 @@ def _piecemeal(g, work_s, wait_s, scope, figures, deadline) -> dict:
     return {"jobs_done": len(done), "held": started, "waited_s": now - (held_since or start)}
 
 
-def _gang(g, work_s, scope, figures, deadline) -> tuple[int, float]:
+def _gang(
+    g: int, work_s: float, scope: Owned, figures: Figures, deadline: Deadline
+) -> tuple[int, float]:
     groups = {
         name: scope.group(placement_group([{"CPU": 1}] * g, strategy="PACK")) for name in "AB"
     }
-    start, running, finished, last_report = time.perf_counter(), {}, set(), -1.0
+    running: dict[str, Any] = {}
+    finished: set[str] = set()
+    start, last_report = time.perf_counter(), -1.0
     while len(finished) < 2:
         deadline.check_for("the gangs to be placed")
         for name, pg in groups.items():
@@ -109,7 +116,7 @@ def _gang(g, work_s, scope, figures, deadline) -> tuple[int, float]:
     return len(finished), time.perf_counter() - start
 
 
-def _infeasible(wait_s, scope, deadline) -> dict:
+def _infeasible(wait_s: float, scope: Owned, deadline: Deadline) -> dict[str, Any]:
     want = int(cluster_cpus()) + 1
     pg = scope.group(placement_group([{"CPU": 1}] * want, strategy="PACK"))
     start = time.perf_counter()
@@ -126,7 +133,7 @@ def _infeasible(wait_s, scope, deadline) -> dict:
     return {"bundles": want, "ready": bool(ready), "waited_s": round(waited, 2), "state": state}
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     g = min(params["cpus_per_job"], int(free_cpus()))
     if g < 2:
         raise ClusterBusy(

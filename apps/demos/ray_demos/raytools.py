@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 import ray
-from ray.util.placement_group import remove_placement_group
+from ray.util.placement_group import PlacementGroup, remove_placement_group
 
 from .base import ClusterBusy, Deadline
 from .claims import number
@@ -17,9 +18,11 @@ POLL_S = 0.2  # how often a wait wakes to check the deadline and a cancel
 # on (its actors started): a busy cluster ends the run inconclusive, saying so, instead of
 # spending the whole budget and failing.
 CLUSTER_WAIT_S = 10.0
+A = TypeVar("A")
+R = TypeVar("R")
 
 
-def wait_all(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks") -> list:
+def wait_all(refs: Sequence[Any], deadline: Deadline, *, what: str = "the Ray tasks") -> list[Any]:
     """ray.get(refs), in short ray.wait slices so a deadline, a cancel or a soft time limit
     (a signal, delivered between slices) stops the wait."""
     pending = list(refs)
@@ -31,7 +34,9 @@ def wait_all(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks")
     return ray.get(list(refs), timeout=max(1.0, deadline.remaining()))
 
 
-def get_within(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks") -> list:
+def get_within(
+    refs: Sequence[Any], deadline: Deadline, *, what: str = "the Ray tasks"
+) -> list[Any]:
     """ray.get for short calls (one round trip per step): blocks in slices of POLL_S."""
     while True:
         deadline.check_for(what)
@@ -42,8 +47,8 @@ def get_within(refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks
 
 
 def wait_any(
-    refs: Sequence, deadline: Deadline, *, what: str = "the Ray tasks"
-) -> tuple[list, list]:
+    refs: Sequence[Any], deadline: Deadline, *, what: str = "the Ray tasks"
+) -> tuple[list[Any], list[Any]]:
     """Block until at least one of refs is ready; returns (ready, pending)."""
     pending = list(refs)
     while True:
@@ -53,7 +58,7 @@ def wait_any(
             return ready, pending
 
 
-def actors_ready(actors: Sequence, deadline: Deadline, *, what: str = "actors to start",
+def actors_ready(actors: Sequence[Any], deadline: Deadline, *, what: str = "actors to start",
                  within_s: float | None = None) -> None:  # fmt: skip
     """Wait for the actors to start, at most within_s (CLUSTER_WAIT_S): an actor waits for a
     free CPU, and on a cluster busy with other work that can take as long as the other work."""
@@ -110,7 +115,7 @@ def cluster_cpus() -> float:
     return float(ray.cluster_resources().get("CPU", 0))
 
 
-_STATE: dict = {}  # the GCS state client, per cluster address
+_STATE: dict[str, Any] = {}  # the GCS state client, per cluster address
 
 
 def _bytes_created_here() -> int:
@@ -178,24 +183,24 @@ def wait_for_cpus(needed: float, deadline: Deadline, *, within_s: float | None =
 class Owned:
     """Everything a demo started on the cluster, stopped when the demo ends however it ends."""
 
-    def __init__(self):
-        self.actors: list = []
-        self.refs: list = []
-        self.groups: list = []
+    def __init__(self) -> None:
+        self.actors: list[Any] = []  # actor handles
+        self.refs: list[Any] = []  # object refs
+        self.groups: list[PlacementGroup] = []
 
-    def actor(self, handle):
+    def actor(self, handle: A) -> A:
         self.actors.append(handle)
         return handle
 
-    def ref(self, ref):
+    def ref(self, ref: R) -> R:
         self.refs.append(ref)
         return ref
 
-    def group(self, pg):
+    def group(self, pg: PlacementGroup) -> PlacementGroup:
         self.groups.append(pg)
         return pg
 
-    def kill(self, handle) -> None:
+    def kill(self, handle: Any) -> None:
         with contextlib.suppress(Exception):
             ray.kill(handle, no_restart=True)
         if handle in self.actors:
@@ -205,7 +210,7 @@ class Owned:
         # Cancel only what has not finished: Ray 2.60 aborts the whole driver process (here, the
         # Celery worker) with "Tried to complete task that was not pending" when a task whose
         # result has just arrived is cancelled before Ray has finished bookkeeping its reply.
-        unfinished = []
+        unfinished: list[Any] = []
         if self.refs:
             with contextlib.suppress(Exception):
                 _, unfinished = ray.wait(

@@ -6,13 +6,14 @@ Needs ray[rllib] and torch (installed by `make install`).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from .base import Deadline
 from .claims import Figures, number
 
 
-def _number(result: dict, *path: str, default: float = 0.0) -> float:
-    node = result
+def _number(result: dict[str, Any], *path: str, default: float = 0.0) -> float:
+    node: Any = result
     for key in path:
         if not isinstance(node, dict) or key not in node:
             return default
@@ -26,22 +27,22 @@ def _number(result: dict, *path: str, default: float = 0.0) -> float:
 class _SamplingClock:
     """Times PPO's sampling call. RLlib's own timers are smoothed averages, not per-iteration."""
 
-    def __init__(self, ppo_module):
+    def __init__(self, ppo_module: Any) -> None:
         self.module, self.seconds = ppo_module, 0.0
         self.original = ppo_module.synchronous_parallel_sample
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
         try:
             return self.original(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - start
 
-    def __enter__(self):
+    def __enter__(self) -> _SamplingClock:
         self.module.synchronous_parallel_sample = self
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.module.synchronous_parallel_sample = self.original
 
 
@@ -56,13 +57,13 @@ def random_return(episodes: int = 20, seed: int = 0) -> float:
         done = False
         while not done:
             _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
-            total += reward
+            total += float(reward)
             done = terminated or truncated
     env.close()
     return total / episodes
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     from ray.rllib.algorithms.ppo import PPOConfig, ppo
 
     iterations, runners, batch = params["iterations"], params["env_runners"], params["batch_size"]

@@ -9,6 +9,8 @@ QUEUE_BATCHES batches (a sampler that gets ahead waits), as a real sample queue 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import ray
@@ -45,7 +47,8 @@ class Learner:
     """Consumes batches: learn_s of CPU per sampled step; remembers when it was busy."""
 
     def __init__(self, learn_s_per_step: float):
-        self.cost, self.busy = learn_s_per_step, []
+        self.cost = learn_s_per_step
+        self.busy: list[tuple[float, float, int]] = []
 
     def learn(self, batch: np.ndarray) -> int:
         start = time.monotonic()
@@ -62,13 +65,15 @@ class Learner:
         return busy, steps
 
 
-def _measure(workers, learner, seconds, deadline) -> tuple[float, float]:
+def _measure(
+    workers: Sequence[Any], learner: Any, seconds: float, deadline: Deadline
+) -> tuple[float, float]:
     """Sample with these workers into the learner for `seconds`: (learner idle share, steps/s
     learned)."""
     wait_all([learner.window.remote(0, 0)], deadline, what="the learner")
     start = time.monotonic()
     inflight = {w.sample.remote(BATCH_STEPS): w for w in workers}
-    learning: list = []
+    learning: list[Any] = []
     while time.monotonic() - start < seconds:
         ready, _ = wait_any(list(inflight), deadline, what="the rollout actors")
         for ref in ready:
@@ -83,7 +88,7 @@ def _measure(workers, learner, seconds, deadline) -> tuple[float, float]:
     return 1 - busy / (end - start), steps / (end - start)
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     n_max, seconds, trials = params["max_actors"], params["seconds_per_point"], params["trials"]
     step_cost_s, learn_s = params["env_step_us"] / 1e6, params["learn_us"] / 1e6
     cpus = cluster_cpus()
@@ -93,9 +98,9 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
         figures.define(f"idle_{k}", f"learner idle with {actors}", "%", series="idle")
         figures.define(f"steps_per_s_{k}", f"steps learned per second with {actors}", "steps/s")
     with owned() as scope:
-        learner = scope.actor(Learner.remote(learn_s))
+        learner = scope.actor(Learner.remote(learn_s))  # type: ignore[attr-defined]
         workers = [
-            scope.actor(RolloutWorker.options(num_cpus=share).remote(i, step_cost_s))
+            scope.actor(RolloutWorker.options(num_cpus=share).remote(i, step_cost_s))  # type: ignore[attr-defined]
             for i in range(n_max)
         ]
         # Warm-up, not counted: as soon as the learner and one rollout actor are up (the others

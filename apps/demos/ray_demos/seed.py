@@ -13,6 +13,8 @@ as such).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import ray
@@ -39,7 +41,7 @@ class Policy:
         h = np.tanh(np.asarray(obs, dtype=np.float32) @ self.first)
         for w in self.hidden:
             h = np.tanh(h @ w)
-        return np.argmax(h @ self.last, axis=-1)
+        return np.asarray(np.argmax(h @ self.last, axis=-1))
 
 
 @ray.remote
@@ -52,7 +54,7 @@ class EnvActor:
     def observe(self) -> list[list[float]]:
         return self.obs
 
-    def step(self, actions) -> list[list[float]]:
+    def step(self, actions: Sequence[int] | np.ndarray) -> list[list[float]]:
         for i, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
             obs, _, done = env.step(int(action))
             self.obs[i] = env.reset() if done else obs
@@ -67,13 +69,19 @@ class EnvActor:
         return steps
 
 
-def _per_actor(actors, seconds, deadline) -> float:
+def _per_actor(actors: Sequence[Any], seconds: float, deadline: Deadline) -> float:
     start = time.perf_counter()
     total = sum(get_within([a.run_local.remote(seconds) for a in actors], deadline))
-    return total / (time.perf_counter() - start)
+    return float(total / (time.perf_counter() - start))
 
 
-def _central(actors, per_actor, seconds, infer, deadline) -> tuple[float, float, float]:
+def _central(
+    actors: Sequence[Any],
+    per_actor: int,
+    seconds: float,
+    infer: Callable[[np.ndarray], np.ndarray],
+    deadline: Deadline,
+) -> tuple[float, float, float]:
     """Dynamic batching: run the policy on whatever observations have arrived, send each
     actor its actions, repeat. Returns (steps/s, mean batch, share of time in inference)."""
     inflight = {a.observe.remote(): i for i, a in enumerate(actors)}
@@ -99,13 +107,13 @@ def _central(actors, per_actor, seconds, infer, deadline) -> tuple[float, float,
 MODES = ("per_actor", "central_cpu", "central_modelled")
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     n_actors, per_actor = params["n_actors"], params["envs_per_actor"]
     hidden, layers, seconds = params["hidden"], params["layers"], params["seconds_per_mode"]
     trials, accel_s = params["trials"], params["accel_ms"] / 1000
     policy = Policy(hidden, layers)
 
-    def modelled_accelerator(obs):
+    def modelled_accelerator(obs: np.ndarray) -> np.ndarray:
         time.sleep(accel_s)  # an assumption: an accelerator's fixed time per batch
         return (obs[:, 2] + 0.5 * obs[:, 3] > 0).astype(int)
 
@@ -120,7 +128,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     share = share_for(n_actors)
     with owned() as scope:
         actors = [
-            scope.actor(EnvActor.options(num_cpus=share).remote(i, per_actor, hidden, layers))
+            scope.actor(EnvActor.options(num_cpus=share).remote(i, per_actor, hidden, layers))  # type: ignore[attr-defined]
             for i in range(n_actors)
         ]
         actors_ready(actors, deadline, what=f"{n_actors} environment actors to start")

@@ -12,13 +12,15 @@ learning: the same updates replayed with every gradient computed on the current 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import ray
 
 from .base import Deadline, cpu_spin
 from .claims import Figures, number
-from .raytools import actors_ready, owned, share_for, wait_all, wait_any
+from .raytools import Owned, actors_ready, owned, share_for, wait_all, wait_any
 
 DIM, ROWS = 32, 256
 TARGET = np.linspace(-1, 1, DIM)
@@ -31,7 +33,7 @@ def shard(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gradient(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    return x.T @ (x @ w - y) / len(y)
+    return np.asarray(x.T @ (x @ w - y) / len(y))
 
 
 @ray.remote
@@ -49,7 +51,14 @@ class GradientWorker:
         return gradient(self.x, self.y, w), version
 
 
-def _sync(workers, w, rounds, lr, deadline, on_round=None) -> np.ndarray:
+def _sync(
+    workers: Sequence[Any],
+    w: np.ndarray,
+    rounds: int,
+    lr: float,
+    deadline: Deadline,
+    on_round: Callable[[int, np.ndarray], None] | None = None,
+) -> np.ndarray:
     """Every round waits for the slowest worker, then applies the mean gradient."""
     for version in range(rounds):
         grads = wait_all([wk.gradient.remote(w, version) for wk in workers], deadline,
@@ -60,7 +69,14 @@ def _sync(workers, w, rounds, lr, deadline, on_round=None) -> np.ndarray:
     return w
 
 
-def _async(workers, shards, total, lr, deadline, scope) -> tuple[np.ndarray, np.ndarray, list]:
+def _async(
+    workers: Sequence[Any],
+    shards: Sequence[tuple[np.ndarray, np.ndarray]],
+    total: int,
+    lr: float,
+    deadline: Deadline,
+    scope: Owned,
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Apply each gradient as it lands and hand that worker fresh weights; beside it, the same
     updates with every gradient taken on the current weights ("fresh"). Returns (stale
     weights, fresh weights, policy lag of each applied gradient)."""
@@ -82,7 +98,7 @@ def _async(workers, shards, total, lr, deadline, scope) -> tuple[np.ndarray, np.
     return w, fresh, lags
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     n, rounds, trials = params["n_workers"], params["rounds"], params["trials"]
     work_s, straggle_s, lr = params["work_ms"] / 1000, params["straggler_ms"] / 1000, params["lr"]
     total = n * rounds
@@ -108,7 +124,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     with owned() as scope:
         workers = [
             scope.actor(
-                GradientWorker.options(num_cpus=share).remote(
+                GradientWorker.options(num_cpus=share).remote(  # type: ignore[attr-defined]
                     i, work_s, straggle_s if i == 0 else 0
                 )
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
 import ray
 
@@ -38,7 +39,7 @@ def work_task(seconds: float, key: str) -> int:
 class Counter:
     """An actor: one process, one object, calls served in order, so its count is exact."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.calls = 0
 
     def reset(self) -> int:
@@ -54,7 +55,7 @@ class Counter:
 MODES = ("tasks", "serial", "actor")
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     n, seconds, trials = params["n_items"], params["work_ms"] / 1000, params["trials"]
     run_key = uuid.uuid4().hex
     figures.define("serial_s", f"{n} items one task at a time", "s", series="serial")
@@ -65,7 +66,7 @@ def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
     figures.define("task_counter_max", "the highest count kept in task globals", "calls")
 
     with owned() as scope:
-        counter = scope.actor(Counter.remote())
+        counter = scope.actor(Counter.remote())  # type: ignore[attr-defined]
         # Warm-up, not timed: start two task workers and the actor.
         wait_all(
             [scope.ref(work_task.remote(0.01, f"{run_key}:warm")) for _ in range(2)]

@@ -11,6 +11,8 @@ distance of the estimate to both values, and of a V-trace with rho_bar = LARGE_R
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import ray
 
@@ -26,7 +28,7 @@ LARGE_RHO_BAR = 1000.0  # truncates nothing here
 
 
 def p_right(theta: float) -> float:
-    return 1.0 / (1.0 + np.exp(-theta))
+    return float(1.0 / (1.0 + np.exp(-theta)))
 
 
 def truncated_p_right(pi: float, mu: float, rho_bar: float) -> float:
@@ -54,7 +56,7 @@ def values_of(p: float) -> np.ndarray:
 
 
 @ray.remote(num_cpus=0.5)
-def stale_rollouts(theta: float, episodes: int, seed: int) -> dict[str, np.ndarray]:
+def stale_rollouts(theta: float, episodes: int, seed: int) -> dict[str, Any]:
     """Episodes generated with a (possibly old) policy version, as a stale actor would: a
     task, as nothing survives between calls (each is seeded, so a trial is reproducible), so
     it runs in Ray's pooled worker processes and needs no process of its own to start."""
@@ -87,7 +89,7 @@ def stale_rollouts(theta: float, episodes: int, seed: int) -> dict[str, np.ndarr
     }
 
 
-def estimate(batch: dict, target_theta: float, *, rho_bar: float | None) -> np.ndarray:
+def estimate(batch: dict[str, Any], target_theta: float, *, rho_bar: float | None) -> np.ndarray:
     """Tabular value of the target policy from the batch. rho_bar=None: no correction at all
     (every ratio 1, i.e. the behaviour policy's returns). Otherwise V-trace (c_bar = 1)."""
     states, actions, valid = batch["states"], batch["actions"], batch["valid"]
@@ -120,7 +122,7 @@ def _rms(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
 
-def run(params: dict, figures: Figures, *, deadline: Deadline) -> dict:
+def run(params: dict[str, Any], figures: Figures, *, deadline: Deadline) -> dict[str, Any]:
     max_lag, episodes, trials = params["max_lag"], params["episodes"], params["trials"]
     rho_bar, drift = params["rho_bar"], params["drift"]
     learner_theta = -1.0 + max_lag * drift  # the learner is at version max_lag

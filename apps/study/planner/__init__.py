@@ -22,6 +22,7 @@ what a review does to its schedule.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -126,7 +127,7 @@ class PlanReview:
     today: int  # items planned today
     now: float
     followed: float
-    more_time: float
+    more_time: float | None  # None when extra_per_day is 0: no larger budget was tried
     extra_per_day: int
     later_date: float
     later_days: int
@@ -237,7 +238,9 @@ def plan_build(
     return plan
 
 
-def _readiness_of(items: Sequence[Item], values: dict[int, float], unseen: Mapping[str, int]):
+def _readiness_of(
+    items: Sequence[Item], values: dict[int, float], unseen: Mapping[str, int]
+) -> Readiness:
     """Readiness over the seen items and every unseen one (`unseen` per group, counting 0
     unless it is among `items` with a planned value)."""
     sums: dict[str, float] = {}
@@ -280,17 +283,13 @@ def plan_review(
     ready on the day, and with `extra_per_day` more reviews a day or the date `later_days`
     later. The caller passes as many `new` items as the larger budget and the later date could
     take."""
-    common = {
-        "items": items, "new": new, "unseen": unseen, "parameters": parameters, "target": target,
-    }  # fmt: skip
+    build = functools.partial(
+        plan_build, items=items, new=new, unseen=unseen, parameters=parameters, target=target,
+        per_day=per_day, done_today=done_today,
+    )  # fmt: skip
     if plan is None or plan.more_time is None:
-        plan = plan_build(
-            **common, days_until=days_until, per_day=per_day, done_today=done_today,
-            more_per_day=extra_per_day,
-        )  # fmt: skip
-    later = plan_build(
-        **common, days_until=days_until + later_days, per_day=per_day, done_today=done_today
-    )
+        plan = build(days_until=days_until, more_per_day=extra_per_day)
+    later = build(days_until=days_until + later_days)
     return PlanReview(
         today=len(plan.days[0].items),
         now=plan.now.overall,

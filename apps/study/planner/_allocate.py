@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from apps.study.planner._forecast import expected_recall
+from apps.study.planner._forecast import Weights, expected_recall
 
 MAX_REVIEWS = 4  # planned reviews of one item before the date, at most
 # Far dates: the first week and the last two day by day, the days between in blocks (a review
@@ -76,7 +76,7 @@ ROWS_PER_SLOT = 2
 
 def allocate(
     *,
-    w,
+    w: Weights,
     cols: list[Column],
     interview: int,
     s0: np.ndarray,
@@ -151,7 +151,7 @@ def allocate(
     order: list[tuple[int, int]] = []
     total = float(value.sum())
     last_level = max((per_day, *levels))
-    snapshot: tuple | None = None
+    snapshot: tuple[int, np.ndarray, int] | None = None
     reached: dict[int, float] = {}
     for layer in range(1, last_level + 1):
         if layer == per_day + 1:

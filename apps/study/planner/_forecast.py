@@ -10,48 +10,57 @@ is rated Again: the learner cannot know it yet).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import numpy.typing as npt
+
+# Weights are FSRS-6's 21 parameters (a sequence or an array); the rest are float64 arrays.
+Weights = Sequence[float] | npt.NDArray[np.float64]
+Array = npt.NDArray[np.float64]
 
 S_MIN, S_MAX = 0.001, 36500.0
 AGAIN, GOOD = 1, 3
 
 
-def _init_difficulty(w, rating: int) -> float:
-    return w[4] - np.exp(w[5] * (rating - 1)) + 1
+def _init_difficulty(w: Weights, rating: int) -> float:
+    return float(w[4] - np.exp(w[5] * (rating - 1)) + 1)
 
 
-def _next_difficulty(w, d, rating: int):
+def _next_difficulty(w: Weights, d: Array, rating: int) -> Array:
     delta = -w[6] * (rating - 3)
     d = d + delta * (10 - d) / 9
     d = w[7] * _init_difficulty(w, 4) + (1 - w[7]) * d
     return np.clip(d, 1.0, 10.0)
 
 
-def _recalled(w, s, d, r):
+def _recalled(w: Weights, s: Array, d: Array, r: Array) -> Array:
     grown = s * (1 + np.exp(w[8]) * (11 - d) * s ** -w[9] * (np.exp((1 - r) * w[10]) - 1))
-    return np.clip(grown, S_MIN, S_MAX)
+    return np.asarray(np.clip(grown, S_MIN, S_MAX), dtype=np.float64)
 
 
-def _forgotten(w, s, d, r):
+def _forgotten(w: Weights, s: Array, d: Array, r: Array) -> Array:
     long_term = w[11] * d ** -w[12] * ((s + 1) ** w[13] - 1) * np.exp((1 - r) * w[14])
-    return np.clip(np.minimum(long_term, s / np.exp(w[17] * w[18])), S_MIN, S_MAX)
+    return np.asarray(
+        np.clip(np.minimum(long_term, s / np.exp(w[17] * w[18])), S_MIN, S_MAX), dtype=np.float64
+    )
 
 
-def _same_day(w, s, rating: int):
+def _same_day(w: Weights, s: Array, rating: int) -> Array:
     increase = np.exp(w[17] * (rating - 3 + w[18])) * s ** -w[19]
     if rating >= 2:
         increase = np.maximum(increase, 1.0)
-    return np.clip(s * increase, S_MIN, S_MAX)
+    return np.asarray(np.clip(s * increase, S_MIN, S_MAX), dtype=np.float64)
 
 
-def recall(w, elapsed, s):
+def recall(w: Weights, elapsed: Array, s: Array) -> Array:
     """Retrievability after `elapsed` whole days (0 or more) at stability `s`."""
     decay = w[20]
     factor = 0.9 ** (-1 / decay) - 1
-    return (1 + factor * np.maximum(elapsed, 0) / s) ** -decay
+    return np.asarray((1 + factor * np.maximum(elapsed, 0) / s) ** -decay, dtype=np.float64)
 
 
-def review(w, s, d, elapsed, rating: int):
+def review(w: Weights, s: Array, d: Array, elapsed: Array, rating: int) -> tuple[Array, Array]:
     """Stability and difficulty after one review with `rating` `elapsed` days after the last."""
     r = recall(w, elapsed, s)
     later = _forgotten(w, s, d, r) if rating == AGAIN else _recalled(w, s, d, r)
@@ -59,12 +68,20 @@ def review(w, s, d, elapsed, rating: int):
     return s_next, _next_difficulty(w, d, rating)
 
 
-def first_sight(w) -> tuple[float, float]:
+def first_sight(w: Weights) -> tuple[float, float]:
     """An item never seen: Again at first sight."""
     return float(np.clip(w[0], S_MIN, S_MAX)), float(np.clip(_init_difficulty(w, AGAIN), 1, 10))
 
 
-def expected_recall(w, s0, d0, last0, seen, days, interview: int):
+def expected_recall(
+    w: Weights,
+    s0: Array,
+    d0: Array,
+    last0: Array,
+    seen: npt.NDArray[np.bool_],
+    days: Array,
+    interview: int,
+) -> Array:
     """Expected recall on day `interview` of each lane: an item with memory (s0, d0, last
     reviewed on day last0) when `seen`, else never seen, reviewed on the days of its row of
     `days` (sorted, padded with +inf). Days are whole days from today (0); last0 may be negative."""
@@ -97,4 +114,4 @@ def expected_recall(w, s0, d0, last0, seen, days, interview: int):
         new_last = np.where(reviewing, day, last)
         last = np.concatenate([new_last, new_last], 1)
         weight = np.concatenate([weight * p, weight * np.where(reviewing, 1 - p, 0.0)], 1)
-    return (weight * recall(w, interview - last, s)).sum(axis=1)
+    return np.asarray((weight * recall(w, interview - last, s)).sum(axis=1), dtype=np.float64)
