@@ -2,12 +2,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from apps.study.device_api import service_worker
 from config import health
 from config.docs import ApiDocsView
 
 api_patterns = [
     path("", include("apps.decks.api")),
     path("", include("apps.study.api")),
+    path("", include("apps.study.device_api")),
     path("", include("apps.study.plan_api")),
     path("", include("apps.quizzes.api")),
     path("", include("apps.demos.api")),
@@ -23,6 +25,7 @@ api_patterns = [
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("sw.js", service_worker, name="service-worker"),  # its scope: the whole site
     # The site's pages: home, decks/ (deck and section pages), study/ (study's pages and the
     # stats page the site composes). Then accounts/ with the operations app's export downloads.
     path("", include("apps.site.urls")),

@@ -13,7 +13,7 @@ urlpatterns = [
         ),
         name="login",
     ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", views.LogoutView.as_view(), name="logout"),
     # Password reset by e-mail: Django's views, our templates (templates/accounts/password_*).
     path(
         "password-reset/",

@@ -68,3 +68,14 @@ class PasswordResetView(auth_views.PasswordResetView):
                 response["Retry-After"] = str(wait)
                 return response
         return super().form_valid(form)
+
+
+class LogoutView(auth_views.LogoutView):
+    """Log out, and tell the browser to drop this site's caches and storage: the service
+    worker's cached review pages and the cards and states the review page kept in IndexedDB
+    (issue 32), so the next person on this browser sees none of them."""
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)
+        response["Clear-Site-Data"] = '"cache", "storage"'
+        return response

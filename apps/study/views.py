@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
-import uuid
-from datetime import datetime, timedelta
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,7 +10,6 @@ from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -31,20 +27,11 @@ from apps.study.forms import (
     ReviewForm,
     TypedAnswerForm,
 )
-from apps.study.queue import QueueItem
-
-# The four buttons (as Anki shows them) and the SM-2 grade each one sends.
-BUTTONS = [("Again", 1, "1"), ("Hard", 3, "2"), ("Good", 4, "3"), ("Easy", 5, "4")]
-GRADE_NAMES = {
-    0: "0 · blackout",
-    1: "1 · wrong, recognised the answer",
-    2: "2 · wrong, answer felt easy once seen",
-    3: "3 · right, with serious difficulty",
-    4: "4 · right, after hesitation",
-    5: "5 · right, instantly",
-}
-SESSION_KEY = "study_session"
-SESSION_IDLE = timedelta(hours=1)
+from apps.study.review_context import (
+    GRADE_NAMES,
+    review_context,
+    session_start,
+)
 
 
 def _deck(user, slug: str | None) -> Deck | None:
@@ -54,145 +41,6 @@ def _deck(user, slug: str | None) -> Deck | None:
     if deck is None:
         raise Http404(f"No deck {slug!r}.")
     return deck
-
-
-def _session_scope(request) -> str:
-    """What is being reviewed: the deck (all decks: "") and the card set of a "review these"."""
-    deck = request.resolver_match.kwargs.get("deck_slug") if request.resolver_match else None
-    return f"{deck or request.POST.get('deck') or ''}|{request.GET.get('cards', '')}"
-
-
-def _session_start(request, *, fresh: bool) -> datetime:
-    """When this study session began: a full page load after an hour's pause, or of another
-    deck or card set (a quiz's "review these" after the day's queue), starts a new one, so the
-    summary counts this session's reviews, not the day's."""
-    now = timezone.now()
-    saved = request.session.get(SESSION_KEY) or {}
-    scope = _session_scope(request)
-    since = datetime.fromisoformat(saved["since"]) if saved.get("since") else None
-    last = datetime.fromisoformat(saved["last"]) if saved.get("last") else None
-    stale = last is None or now - last > SESSION_IDLE or saved.get("scope") != scope
-    if since is None or (fresh and stale):
-        since = last = None
-    # Saved at most once a minute: a session row UPDATE per card would be most of a review.
-    if last is None or now - last > timedelta(minutes=1):
-        since = since or now
-        request.session[SESSION_KEY] = {
-            "since": since.isoformat(), "last": now.isoformat(), "scope": scope,
-        }  # fmt: skip
-    return since
-
-
-def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
-    """One sentence on why the card is in front of the learner now."""
-    if item.for_interview:
-        return (
-            "For your interview: the interview scheduler asks for it today although SM-2 has"
-            " not made it due; grading it updates its memory and leaves its SM-2 schedule as it"
-            " is."
-        )
-    if item.kind == "new":
-        return "New card: you have not studied it yet; it counts towards today's new cards."
-    if schedule.needs_redrill:
-        return (
-            "Re-drill: you graded it 3 today. Good or Easy clears it and schedules it "
-            f"{schedule.interval_days} days after that review; a lower grade keeps it here today."
-        )
-    if item.kind == "redrill":
-        return "Again today: you graded it below 3 earlier today, so it starts over (n = 0)."
-    due_day = scheduler.local_date(schedule.due_at, zone)
-    days = schedule.interval_days
-    plural = "s" if days != 1 else ""
-    return f"Due: an interval of {days} day{plural} made it due on {due_day:%-d %b %Y}."
-
-
-def _card_ids(request) -> list[int]:
-    """The card set of a "review these" link (?cards=3,5,8), if any."""
-    raw = request.GET.get("cards", "")
-    return [int(pk) for pk in raw.split(",") if pk.isdigit() and len(pk) < 10][: queue.CARD_SET_MAX]
-
-
-def _review_context(
-    request,
-    deck: Deck | None,
-    *,
-    since: datetime,
-    item=None,
-    notice="",
-    avoid=None,
-    done=None,
-    leech=None,
-):
-    """What the review fragment shows. `done` (reviews so far this session) travels in the form,
-    so a grade costs no summary query; it is counted from the log on a page load and at the end.
-    With ?cards=... the queue is exactly those cards (the ones still to re-learn)."""
-    card_ids = _card_ids(request)
-    if card_ids:
-        avoid = avoid.pk if avoid is not None else None
-        to_study = queue.card_set_queue(request.user, card_ids, avoid=avoid)
-    else:
-        to_study = interview.study_queue(request.user, deck, size=1, avoid=avoid)
-    item = item or to_study.next
-    summary = today = None
-    if done is None or item is None:
-        summary = selectors.session_summary(request.user, since)
-        done = summary.reviews
-    if item is None and summary.reviews:
-        # The day's figures beside the session's, each labelled (one query, at the end only).
-        today = selectors.session_summary(
-            request.user, scheduler.day_start(to_study.now, to_study.zone)
-        )
-    remaining = to_study.total
-    grade_url = reverse("study:review-deck", args=[deck.slug]) if deck else reverse("study:review")
-    undo_url = reverse("study:undo")
-    if card_ids:
-        card_set = "?cards=" + ",".join(map(str, card_ids))
-        grade_url, undo_url = grade_url + card_set, undo_url + card_set
-    context = {
-        "deck": deck,
-        "queue": to_study,
-        "item": item,
-        "notice": notice,
-        "summary": summary,
-        "since": since,
-        "today": today,
-        "done": done,
-        "remaining": remaining,
-        "progress_max": done + remaining,
-        "grade_url": grade_url,
-        "undo_url": undo_url,
-        "card_ids": card_ids,
-        "leech": leech,  # (card, lapses) when the grade just given made that card a leech
-    }
-    if item is None:
-        context["next_steps"] = selectors.next_steps(request.user, deck, to_study.now)
-    if item is not None:
-        now, zone = to_study.now, to_study.zone
-        schedule = item.schedule or scheduler.new_state(now)
-        intervals = scheduler.preview(schedule, now, zone)
-        eases = scheduler.preview_ease(schedule, now)
-        context |= {
-            "schedule": schedule,
-            "is_new": item.state is None,
-            "why": _why(item, schedule, zone),
-            "buttons": [
-                {
-                    "name": name,
-                    "grade": g,
-                    "key": key,
-                    "label": scheduler.format_days(intervals[g]),
-                    "ease": scheduler.format_ease_change(eases[g]),
-                }
-                for name, g, key in BUTTONS
-            ],
-            "exact_grades": [
-                {"grade": g, "name": GRADE_NAMES[g], "label": scheduler.format_days(intervals[g])}
-                for g in scheduler.GRADES
-            ],
-            "client_id": uuid.uuid4(),
-            "shown_at": int(time.time() * 1000),
-        }
-    return context
 
 
 def _back_to_review(request, *, notice: str, after: Card):
@@ -217,7 +65,7 @@ def review(request, deck_slug: str | None = None):
     the fragment; without htmx the browser is redirected back here)."""
     notice, avoid, done, leech = "", None, None, None
     if request.method == "POST":
-        since = _session_start(request, fresh=False)
+        since = session_start(request, fresh=False)
         posted = ReviewForm.posted(request.POST)
         card = _posted_card(request, posted["card"])
         # The card comes with its deck; look the deck up only if the URL names another one.
@@ -245,12 +93,12 @@ def review(request, deck_slug: str | None = None):
             return _back_to_review(request, notice=notice, after=card)
     else:
         deck = _deck(request.user, deck_slug)
-        since = _session_start(request, fresh=not request.htmx)
+        since = session_start(request, fresh=not request.htmx)
         if "after" in request.GET:  # the card the plain form just graded (_back_to_review)
             avoid = selectors.visible_card(request.user, request.GET["after"])
         if "show" in request.GET:  # back from editing it (or suggesting an edit) in place
             return _shown_again(request, deck, since)
-    context = _review_context(
+    context = review_context(
         request, deck, since=since, notice=notice, avoid=avoid, done=done, leech=leech
     )
     return _render_review(request, context)
@@ -271,7 +119,7 @@ def _shown_again(request, deck, since):
     card = selectors.visible_card(request.user, request.GET["show"])
     item = queue.queue_item(request.user, card) if card is not None else None
     notice = EDITED.get(request.GET.get("edited", ""), "")
-    context = _review_context(request, deck, since=since, item=item, notice=notice)
+    context = review_context(request, deck, since=since, item=item, notice=notice)
     return _render_review(request, context)
 
 
@@ -281,12 +129,12 @@ def undo(request):
     """Undo the latest review and show that card again (Z on the review page)."""
     posted = ReviewForm.posted(request.POST)
     deck = _deck(request.user, posted["deck"])
-    since = _session_start(request, fresh=False)
+    since = session_start(request, fresh=False)
     done = posted["done"]
     try:
         log = services.review_undo(user=request.user)
     except services.StudyError as exc:
-        context = _review_context(request, deck, since=since, notice=str(exc), done=done)
+        context = review_context(request, deck, since=since, notice=str(exc), done=done)
     else:
         done = max(0, done - 1) if done is not None else None
         # Card.objects leaves out retired cards: an author may have retired it since the review.
@@ -295,11 +143,11 @@ def undo(request):
             notice = (
                 f"Undid grade {log.grade}; that card has since left the deck, so it is not shown."
             )
-            context = _review_context(request, deck, since=since, notice=notice, done=done)
+            context = review_context(request, deck, since=since, notice=notice, done=done)
         else:
             item = queue.queue_item(request.user, card)
             notice = f"Undid grade {log.grade} on this card; grade it again."
-            context = _review_context(
+            context = review_context(
                 request, deck, since=since, item=item, notice=notice, done=done
             )
     if not request.htmx:
@@ -341,10 +189,10 @@ def _suspended_next(request, card: Card):
     """The next card, under a notice that says where suspended cards are and offers to undo."""
     posted = ReviewForm.posted(request.POST)
     deck = _deck(request.user, posted["deck"])
-    since = _session_start(request, fresh=False)
+    since = session_start(request, fresh=False)
     notice = "Card suspended: it stays out of your queue until you unsuspend it."
     done = posted["done"]
-    context = _review_context(request, deck, since=since, notice=notice, done=done)
+    context = review_context(request, deck, since=since, notice=notice, done=done)
     context["suspended_card"] = card
     return _render_review(request, context)
 
