@@ -3,6 +3,7 @@ scheduler (apps/study/scheduler.py): the next state, the buttons' intervals, the
 and their labels must be identical for generated histories in several time zones, and for the
 check vectors of tests/study/test_scheduler.py."""
 
+import math
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -104,6 +105,31 @@ def test_the_ease_floor_the_interval_cap_and_float_drift_cases(sm2):
                            last_grade=3, last_reviewed_at=T0 - timedelta(hours=3))  # fmt: skip
     steps = [(s, g, T0 + timedelta(minutes=1), z) for s in (floor, cap, drift, redrill)
              for g in scheduler.GRADES for z in ("UTC", "Pacific/Chatham")]  # fmt: skip
+    compare(sm2, steps)
+
+
+def float_drift_cases(count=60):
+    """(interval, ease in hundredths) where binary floats' ceil(I x EF) is one day too many,
+    e.g. 25 x 2.20 = 55.000000000000007: grade 4 keeps the ease, so the next interval shows it."""
+    found = []
+    for interval in range(7, 5000):
+        for ease in range(130, 400):
+            if math.ceil(interval * (ease / 100)) != -(-interval * ease // 100):
+                found.append((interval, ease))
+                break
+        if len(found) >= count:
+            return found
+    return found
+
+
+def test_intervals_where_binary_floats_drift_are_exact_in_the_browser(sm2):
+    cases = float_drift_cases()
+    assert len(cases) == 60
+    steps = [
+        (CardSchedule(repetitions=4, ease_factor=Decimal(e) / 100, interval_days=i, due_at=T0),
+         4, T0, "UTC")
+        for i, e in cases
+    ]  # fmt: skip
     compare(sm2, steps)
 
 
