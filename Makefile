@@ -16,7 +16,7 @@ TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
-	bench-exercises bench-browser sandbox
+	bench-exercises bench-browser sandbox icons bench-paint
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
 # bench/fsrs_compare.py and bench/plan_sim.py; torch==2.13.0 pinned: pip takes its CPU wheel
@@ -106,6 +106,15 @@ bench-big-deck: install
 
 bench-browser: install
 	$(PY) bench/browser_bench.py
+
+## bench-paint: the review page's next card, key to paint, from the device's queue and by the
+## htmx round trip, in Chromium against PostgreSQL with 100,000 card states (bench/README-paint.md).
+bench-paint: install
+	$(PY) bench/review_paint.py
+
+## icons: draw the web app's PNG icons from static/img/favicon.svg (the PNGs are committed).
+icons: install
+	$(PY) bench/make_icons.py
 
 lint:
 	$(VENV)/bin/ruff check --fix .

@@ -1,6 +1,7 @@
 """Playwright fixtures shared by every test directory (tests/e2e, tests/failure): ONE session
 browser, since a second sync_playwright() inside the first one's event loop refuses to start."""
 
+import contextlib
 import os
 import shutil
 
@@ -31,12 +32,26 @@ def browser():
         browser.close()
 
 
+def settle(context) -> None:
+    """Before a test's browser closes: wait (a little) for the grades a review page is still
+    sending in the background (issue 32), so no request reaches the live server while the test
+    database is being flushed."""
+    for page in context.pages:
+        with contextlib.suppress(Exception):  # a closed or crashed page has nothing to send
+            page.wait_for_function(
+                "() => { const p = document.querySelector('.review-page');"
+                " return !p || p.dataset.waiting === '0' || !navigator.onLine; }",
+                timeout=5000,
+            )
+
+
 @pytest.fixture
 def page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1100, "height": 900})
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     yield page
+    settle(context)
     context.close()
 
 
@@ -49,4 +64,5 @@ def phone_page(browser, live_server):
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     yield page
+    settle(context)
     context.close()

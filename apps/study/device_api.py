@@ -77,7 +77,10 @@ def service_worker(request):
     if not found:
         raise Http404("No service worker.")
     with open(found, encoding="utf-8") as handle:
-        body = handle.read().replace("__STATIC__", settings.STATIC_URL)
+        static = settings.STATIC_URL
+        body = handle.read().replace(
+            "__STATIC__", static if static.startswith("/") else "/" + static
+        )
     response = HttpResponse(body, content_type="application/javascript; charset=utf-8")
     response["Service-Worker-Allowed"] = "/"
     return response

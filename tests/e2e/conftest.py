@@ -5,6 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.browser import settle
+
 SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
@@ -63,5 +65,6 @@ def person(request, browser, live_server, time_zone):
     page = context.new_page()
     page.size = request.param
     yield page
+    settle(context)
     context.close()
     cache.clear()

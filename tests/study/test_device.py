@@ -39,7 +39,8 @@ def test_the_pack_is_todays_queue_in_order_then_tomorrows_due_cards(as_alice, al
     assert kinds[-1] == (actor.pk, "due")  # due tomorrow: after today's queue
     first = body["cards"][0]
     assert first["state"]["lapses"] == 0 and first["state"]["last_grade"] == 1
-    assert first["state"]["last_reviewed_at"] is not None and first["state"]["ease_factor"] == "2.50"
+    assert first["state"]["last_reviewed_at"] is not None
+    assert first["state"]["ease_factor"] == "2.50"
     assert first["front_html"] == "<p>What is a Ray task?</p>\n" and first["section"]
     assert body["cards"][1]["state"] is None
     assert as_alice.get(PACK)["Cache-Control"] == "private, no-store"
