@@ -348,18 +348,24 @@
     }
   });
 
-  Sync.start({
-    url: page.getAttribute("data-reviews-url"), hooks: hooks,
-    onChange: function (status) {
-      update(status);
-      if (stale && !status.sending && status.waiting === 0 && !status.offline) {
-        stale = false;
-        refresh().catch(function () { stale = true; });
-      }
-    },
-  });
+  function startSync() {
+    return Sync.start({
+      url: page.getAttribute("data-reviews-url"), user: user, hooks: hooks,
+      onChange: function (status) {
+        update(status);
+        if (stale && !status.sending && status.waiting === 0 && !status.offline) {
+          stale = false;
+          refresh().catch(function () { stale = true; });
+        }
+      },
+    });
+  }
 
+  // First the device's store is made this learner's (another's pack and grades are wiped),
+  // then the sync starts, then the pack is fetched afresh.
   loadStored().then(function (stored) {
+    startSync();
+    if (!own) return;
     return refresh().catch(function () {
       if (!stored) return;
       // Offline (or the server away): go on from the stored pack; the cached page's card may

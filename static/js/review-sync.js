@@ -63,7 +63,7 @@
     return Store.all("outbox").then(function (outbox) {
       outbox.sort(function (a, b) { return a.seq - b.seq; });
       count(outbox);
-      var waiting = outbox.filter(function (r) { return !r.refused; });
+      var waiting = outbox.filter(function (r) { return !r.refused && r.user === status.user; });
       var i = 0;
       status.sending = waiting.length > 0;
       function next() {
@@ -132,6 +132,7 @@
 
   function start(options) {
     status.url = options.url;
+    status.user = options.user;
     hooks = options.hooks || {};
     if (options.onChange) listeners.push(options.onChange);
     root.addEventListener("online", function () { status.offline = false; tell(); sync(); });
