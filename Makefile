@@ -16,7 +16,7 @@ TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
-	bench-exercises bench-browser sandbox icons bench-paint
+	bench-exercises bench-browser sandbox icons bench-paint device-js
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
 # bench/fsrs_compare.py and bench/plan_sim.py; torch==2.13.0 pinned: pip takes its CPU wheel
@@ -111,6 +111,11 @@ bench-browser: install
 ## htmx round trip, in Chromium against PostgreSQL with 100,000 card states (bench/README-paint.md).
 bench-paint: install
 	$(PY) bench/review_paint.py
+
+## device-js: minify the review page's device scripts (static/js/sm2.js ... install.js) into
+## static/js/review-device.min.js with esbuild from the npm registry (the output is committed).
+device-js:
+	cd apps/study/device_js && npm ci --no-audit --no-fund && node build.mjs
 
 ## icons: draw the web app's PNG icons from static/img/favicon.svg (the PNGs are committed).
 icons: install

@@ -34,8 +34,8 @@
     root.caches.open(SHELL).then(function (cache) {
       return Promise.all(urls.map(function (url) {
         return cache.match(url).then(function (hit) {
-          // The page afresh each time (its card is the one to show); static files once.
-          return hit && url !== location.pathname ? null : cache.add(url);
+          // Once each: the worker keeps the page fresh as it is fetched (sw.js).
+          return hit ? null : cache.add(url);
         });
       }));
     }).catch(function () { /* a full disk or a lost connection: next time */ });

@@ -38,7 +38,8 @@
   }
 
   function kindOf(record, state, now) {
-    if (!state) return "new";
+    // Never reviewed (no state, or a state row kept from a suspension): a new card.
+    if (!state || state.last_reviewed_at === null) return "new";
     if (!SM2.isDue(state, now, zone())) return null;
     var againToday = SM2.localDay(state.due_at, zone()) === today(now) && (state.needs_redrill ||
       (state.last_reviewed_at !== null && SM2.localDay(state.last_reviewed_at, zone()) === today(now)));
@@ -114,24 +115,29 @@
     if (!ready || !own || !record || form.elements.for_interview) return false;
     var before = stateOf(record);
     var after = SM2.review(before || SM2.newState(now), value, now);
+    if (before && before.last_reviewed_at === null) before = null;  // new: based_on null
     var kind = kindOf(record, before, now) || "due";
     var online = !Sync.status.offline;
     var threshold = meta.leech_threshold;
     var lapsed = threshold > 0 && (before ? before.lapses : 0) < threshold &&
       after.lapses >= threshold;
     var saved = { state: record.state, based: record.based };
-    record.state = SM2.toJson(after);
     roll(now);
+    var counters = { new_left: meta.new_left, due_left: meta.due_left, notes: meta.notes };
+    record.state = SM2.toJson(after);
+    if (kind === "new") meta.new_left -= 1;
+    else if (kind === "due") meta.due_left -= 1;
+    if (record.note && meta.notes.indexOf(record.note) < 0) meta.notes = meta.notes.concat([record.note]);
     var q = queue(now, record);
     var next = q.items[0];
     var needsServer = lapsed || !next || next.record.type_answer;
     if (online && needsServer) {  // the htmx path, once the outbox is empty
       record.state = saved.state;
+      meta.new_left = counters.new_left;
+      meta.due_left = counters.due_left;
+      meta.notes = counters.notes;
       return false;
     }
-    if (kind === "new") meta.new_left -= 1;
-    else if (kind === "due") meta.due_left -= 1;
-    if (record.note && meta.notes.indexOf(record.note) < 0) meta.notes.push(record.note);
     done = (done === null ? +form.elements.done.value || 0 : done) + 1;
     var shown = +form.elements.shown_at.value;
     var review = {
@@ -185,6 +191,7 @@
     p.textContent = text;
     if (!keep) told.replaceChildren();
     told.appendChild(p);
+    told.setAttribute("role", "alert");  // only once there is something to say
     told.hidden = false;
   }
 
@@ -248,6 +255,10 @@
 
   // The pack from the server, with this device's own grades still waiting laid over it.
   function refresh() {
+    return Sync.background(fetchPack);
+  }
+
+  function fetchPack() {
     return root.fetch(page.getAttribute("data-pack-url"), {
       credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
     }).then(function (response) {
@@ -326,6 +337,15 @@
       event.preventDefault();
       event.stopImmediatePropagation();
       undoHere();
+    } else if (!form.hasAttribute("hx-post") && form.closest(".review-page") && !Sync.status.offline &&
+               (Sync.busy() || Sync.status.waiting) && form.dataset.held !== "1") {
+      // A plain form (unsuspend, learn more) leaves the page: first the grades and the pack.
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      saving.then(Sync.drain).then(Sync.idle).then(function () {
+        form.dataset.held = "1";
+        form.requestSubmit(button || undefined);
+      });
     }
   }, true);
 
@@ -333,13 +353,13 @@
   // server sees them in order; offline it is refused with a word.
   document.body.addEventListener("htmx:confirm", function (event) {
     var inReview = event.detail.elt.closest && event.detail.elt.closest("#review, #typed-form");
-    if (!inReview || (Sync.status.waiting === 0 && !Sync.status.sending)) return;
+    if (!inReview || (Sync.status.waiting === 0 && !Sync.busy())) return;
     event.preventDefault();
     if (Sync.status.offline) {
       tell("offline: that needs the server. Your grades are kept on this device.");
       return;
     }
-    saving.then(Sync.drain).then(function () { event.detail.issueRequest(true); });
+    saving.then(Sync.drain).then(Sync.idle).then(function () { event.detail.issueRequest(true); });
   });
   document.body.addEventListener("htmx:afterSwap", function (event) {
     if (event.detail.target && event.detail.target.id === "review") {

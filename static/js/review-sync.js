@@ -110,13 +110,37 @@
 
   var hooks = {};
 
+  // The page's own background requests (the sync's rounds, the pack) take turns, and never run
+  // beside a request the learner started (an htmx swap of the review): one request of this
+  // page at a time reaches the server, in the order they were made.
+  var users = 0, quiet = [], lane = Promise.resolve(), busy = 0;
+  function userIdle() {
+    return users === 0 ? Promise.resolve() : new Promise(function (r) { quiet.push(r); });
+  }
+  function background(task) {
+    var run = lane.then(userIdle).then(function () {
+      busy += 1;
+      return task();
+    });
+    lane = run.catch(function () {}).then(function () { busy -= 1; });
+    return run;
+  }
+  function idle() {
+    return busy === 0 ? Promise.resolve() : lane.then(function () { return idle(); });
+  }
+  document.addEventListener("htmx:beforeRequest", function () { users += 1; });
+  document.addEventListener("htmx:afterRequest", function () {
+    users = Math.max(0, users - 1);
+    if (users === 0) quiet.splice(0).forEach(function (r) { r(); });
+  });
+
   // Start a round (or join the one running); resolves true when nothing waits any more.
   function sync() {
     if (!status.url) return Promise.resolve(false);
     if (running) {
       return running.then(function () { return status.waiting === 0 ? true : sync(); });
     }
-    running = round(hooks).catch(function () { later(); return false; }).then(function (ok) {
+    running = background(function () { return round(hooks); }).catch(function () { later(); return false; }).then(function (ok) {
       running = null;
       return ok;
     });
@@ -144,5 +168,6 @@
   root.RayDeckSync = {
     start: start, sync: sync, drain: drain, status: status, count: count,
     pending: function () { return status.waiting; }, RETRY_MS: RETRY_MS,
+    background: background, idle: idle, busy: function () { return busy > 0; },
   };
 })(window);

@@ -10,6 +10,10 @@ from apps.teams.services import team_create
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BUDGET = 100 * 1024
+# The review page also carries the device's own queue and offline review (issue 32: SM-2, the
+# IndexedDB store, the sync, the service worker's registration), minified into one file that
+# tests/study/test_device_bundle.py keeps under 24 KB (7 KB gzipped).
+ALLOWANCE = {"/study/review/ray-basics/": 24 * 1024}
 PAGES = [
     "/", "/decks/ray-basics/ray-core/", "/study/", "/study/review/ray-basics/", "/study/stats/",
     "/quizzes/core-check/", "/demos/", "/demos/tasks-vs-actors/", "/teams/cohort/",
@@ -50,4 +54,4 @@ def test_first_load_css_and_js_stay_under_100_kb(
         raw = sum(assets.values())
         print(f"{page.size} {url}: {len(assets)} files, {raw} B")
         assert assets, url
-        assert raw < BUDGET, f"{url}: {raw} bytes of CSS+JS on first load: {sorted(assets)}"
+        assert raw < BUDGET + ALLOWANCE.get(url, 0), f"{url}: {raw} bytes of CSS+JS on first load: {sorted(assets)}"
