@@ -54,4 +54,6 @@ def test_first_load_css_and_js_stay_under_100_kb(
         raw = sum(assets.values())
         print(f"{page.size} {url}: {len(assets)} files, {raw} B")
         assert assets, url
-        assert raw < BUDGET + ALLOWANCE.get(url, 0), f"{url}: {raw} bytes of CSS+JS on first load: {sorted(assets)}"
+        assert raw < BUDGET + ALLOWANCE.get(url, 0), (
+            f"{url}: {raw} bytes of CSS+JS on first load: {sorted(assets)}"
+        )
