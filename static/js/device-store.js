@@ -123,7 +123,9 @@
       var tx = db.transaction(["meta", "cards", "outbox"], "readwrite");
       ["meta", "cards", "outbox"].forEach(function (s) { tx.objectStore(s).clear(); });
       return done(tx);
-    }).then(function () { return caches; });
+    }).then(function () { return caches; }).then(function () {
+      root.dispatchEvent(new Event("raydeck:wiped"));  // install.js keeps this page again
+    });
   }
 
   root.RayDeckStore = {

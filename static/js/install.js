@@ -41,6 +41,8 @@
     }).catch(function () { /* a full disk or a lost connection: next time */ });
   }
 
+  root.addEventListener("raydeck:wiped", keepShell);  // another learner's cache was dropped
+
   if ("serviceWorker" in root.navigator) {
     root.navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
       return root.navigator.serviceWorker.ready;
