@@ -4,6 +4,7 @@ browser, since a second sync_playwright() inside the first one's event loop refu
 import contextlib
 import os
 import shutil
+import time
 
 import pytest
 
@@ -38,11 +39,13 @@ def settle(context) -> None:
     database is being flushed."""
     for page in context.pages:
         with contextlib.suppress(Exception):  # a closed or crashed page has nothing to send
-            page.wait_for_function(
-                "() => { const p = document.querySelector('.review-page');"
-                " return !p || p.dataset.waiting === '0' || !navigator.onLine; }",
-                timeout=5000,
-            )
+            for _ in range(50):  # polled: wait_for_function's string would be eval, refused by CSP
+                if page.evaluate(
+                    "(() => { const p = document.querySelector('.review-page');"
+                    " return !p || p.dataset.waiting === '0' || !navigator.onLine; })()"
+                ):
+                    break
+                time.sleep(0.1)
 
 
 @pytest.fixture

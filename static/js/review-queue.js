@@ -26,7 +26,19 @@
   function zone() { return meta.time_zone; }
   function today(now) { return SM2.localDay(now, zone()); }
 
-  function stateOf(record) { return record.state ? SM2.fromJson(record.state) : null; }
+  // Each record's state parsed once (and its local due and review days), until it changes.
+  var parsed = {};
+  function stateOf(record) {
+    if (!record.state) return null;
+    var hit = parsed[record.card];
+    if (!hit || hit.json !== record.state) {
+      var state = SM2.fromJson(record.state);
+      hit = parsed[record.card] = { json: record.state, state: state,
+        dueDay: state.due_at === null ? null : SM2.localDay(state.due_at, zone()),
+        lastDay: state.last_reviewed_at === null ? null : SM2.localDay(state.last_reviewed_at, zone()) };
+    }
+    return hit.state;
+  }
 
   // A new local day: no new cards from the pack (it holds today's), a full review budget.
   function roll(now) {
@@ -37,12 +49,14 @@
     meta.notes = [];
   }
 
-  function kindOf(record, state, now) {
+  function kindOf(record, state, now, day) {
     // Never reviewed (no state, or a state row kept from a suspension): a new card.
     if (!state || state.last_reviewed_at === null) return "new";
-    if (!SM2.isDue(state, now, zone())) return null;
-    var againToday = SM2.localDay(state.due_at, zone()) === today(now) && (state.needs_redrill ||
-      (state.last_reviewed_at !== null && SM2.localDay(state.last_reviewed_at, zone()) === today(now)));
+    var hit = parsed[record.card];
+    day = day || today(now);
+    if (!hit || hit.state !== state) return SM2.isDue(state, now, zone()) ? "due" : null;
+    if (hit.dueDay !== null && hit.dueDay > day) return null;
+    var againToday = hit.dueDay === day && (state.needs_redrill || hit.lastDay === day);
     return againToday ? "redrill" : "due";
   }
 
@@ -51,12 +65,12 @@
   // The queue now, as apps/study/queue.py builds it; `avoid`: the record just graded.
   function queue(now, avoid) {
     roll(now);
-    var lists = { redrill: [], due: [], new: [] };
+    var lists = { redrill: [], due: [], new: [] }, day = today(now);
     meta.order.forEach(function (id) {
       var record = records[id];
       if (!record || (deck && record.deck !== deck)) return;
       var state = stateOf(record);
-      var kind = kindOf(record, state, now);
+      var kind = kindOf(record, state, now, day);
       if (kind === "new" && record.note && meta.notes.indexOf(record.note) >= 0) return;
       if (kind) lists[kind].push({ record: record, state: state, kind: kind });
     });
@@ -363,6 +377,7 @@
   });
   document.body.addEventListener("htmx:afterSwap", function (event) {
     if (event.detail.target && event.detail.target.id === "review") {
+      painted();  // the htmx round trip's next card, measured alike (bench/review_paint.py)
       done = null;
       if (own) refresh().catch(function () { /* offline: the stored pack stays */ });
     }

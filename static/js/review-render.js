@@ -22,12 +22,14 @@
     return text.length > n ? text.slice(0, n - 1) + "\u2026" : text;
   }
 
+  var formats = {};
   function localParts(ms, zone) {
     var parts = {};
-    new Intl.DateTimeFormat("en-GB", {
+    formats[zone] = formats[zone] || new Intl.DateTimeFormat("en-GB", {
       timeZone: zone, year: "numeric", month: "numeric", day: "numeric", hour: "2-digit",
       minute: "2-digit", hourCycle: "h23",
-    }).formatToParts(new Date(ms)).forEach(function (p) { parts[p.type] = p.value; });
+    });
+    formats[zone].formatToParts(new Date(ms)).forEach(function (p) { parts[p.type] = p.value; });
     return parts;
   }
 

@@ -1,6 +1,7 @@
 """The review page loads static/js/review-device.min.js, built from the device scripts by
 `make device-js`: it must be built from the sources as they are (a source edited without a
-rebuild would ship old code), and stay small (tests/e2e/test_page_weight.py)."""
+rebuild would ship old code), and stay small (tests/e2e/test_page_weight.py allows the review
+page 26 KB for it)."""
 
 import hashlib
 import re
@@ -20,5 +21,5 @@ def test_the_bundle_is_built_from_the_sources_as_they_are():
     assert digest.hexdigest() == found.group(2), "static/js changed: run `make device-js`"
 
 
-def test_the_bundle_stays_under_24_kb():
-    assert BUNDLE.stat().st_size < 24 * 1024
+def test_the_bundle_stays_under_26_kb():
+    assert BUNDLE.stat().st_size < 26 * 1024
