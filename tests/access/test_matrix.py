@@ -213,6 +213,7 @@ def _question_form(w: World) -> dict:
 MATRIX: dict[str, list[Probe]] = {
     "home": [P("get", r("home"), PUBLIC, secrets=_private, seen_by=())],
     "healthz": [P("get", r("healthz"), PUBLIC)],
+    "service-worker": [P("get", r("service-worker"), PUBLIC)],  # static code, no one's data
     "readyz": [P("get", r("readyz"), E(PROBE, PROBE, PROBE, PROBE, PROBE))],
     "decks:deck": [
         P("get", r("decks:deck", "ray-basics"), PUBLIC),
@@ -755,6 +756,7 @@ MATRIX: dict[str, list[Probe]] = {
         A("get", r("api-deck-detail", "own.slug"), E(OK, 404, 404, 404, 404), secrets=_own),
     ],
     # API: study
+    "api-study-device-pack": [A("get", r("api-study-device-pack"), A_SELF)],  # one's own pack
     "api-study-queue": [
         A("get", r("api-study-queue"), A_SELF),
         A("get", q(r("api-study-queue"), lambda w: "deck=alice-draft"), A_DRAFT_SELF),
