@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from apps.decks.content import ContentError, DocReader, read_yaml
-from apps.exercises.sandbox import test_names
+from apps.exercises.grading import test_names
 
 FILE_KEYS = {"deck", "exercises"}
 EXERCISE_KEYS = {

@@ -22,7 +22,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from apps.exercises import sandbox
+from apps.exercises import grading, sandbox
 from apps.exercises.models import ExerciseRevision, SandboxWorker, Submission
 from apps.exercises.services import revision_make_current, revision_send, submission_send
 from apps.study.practice import practice_failed_since_due, practice_grade, practice_record
@@ -33,8 +33,8 @@ RevStatus = ExerciseRevision.Status
 MAX_ATTEMPTS = 2  # a submission whose worker died twice under it is failed, not tried again
 
 
-def limits() -> sandbox.Limits:
-    return sandbox.Limits(
+def limits() -> grading.Limits:
+    return grading.Limits(
         cpu_s=settings.EXERCISES_CPU_S,
         wall_s=settings.EXERCISES_WALL_S,
         memory_mb=settings.EXERCISES_MEMORY_MB,
@@ -86,13 +86,13 @@ def submission_claim(*, submission_id: int, worker: str) -> bool:
     )
 
 
-def _suites(submission: Submission) -> list[sandbox.Suite]:
+def _suites(submission: Submission) -> list[grading.Suite]:
     revision = submission.revision
     suites = []
     if revision.examples.strip():
-        suites.append(sandbox.Suite("examples", revision.examples, visible=True))
+        suites.append(grading.Suite("examples", revision.examples, visible=True))
     if submission.mode == Submission.Mode.SUBMIT:
-        suites.append(sandbox.Suite("hidden", revision.tests))
+        suites.append(grading.Suite("hidden", revision.tests))
     return suites
 
 
@@ -126,7 +126,7 @@ def _finish_error(submission: Submission, problem: str) -> None:
 
 
 @transaction.atomic
-def submission_finish(submission: Submission, outcome: sandbox.Outcome) -> str:
+def submission_finish(submission: Submission, outcome: grading.Outcome) -> str:
     """Store the outcome; a Submit's pass or failure is graded (study.practice: a clean pass
     Good, a pass after a failure since it fell due Hard, a failure Again). An "error" outcome
     (the sandbox itself failed) is stored and not graded."""
@@ -159,7 +159,7 @@ def submission_finish(submission: Submission, outcome: sandbox.Outcome) -> str:
 # --- an author's revision ---------------------------------------------------------------------
 
 
-def _summary(outcome: sandbox.Outcome) -> dict:
+def _summary(outcome: grading.Outcome) -> dict:
     return {
         "status": outcome.status,
         "problem": outcome.problem,
@@ -184,8 +184,8 @@ def revision_check_run(*, revision_id: int, runner=None) -> str | None:
     run = runner or sandbox.run
     suites = []
     if revision.examples.strip():
-        suites.append(sandbox.Suite("examples", revision.examples, visible=True))
-    suites.append(sandbox.Suite("hidden", revision.tests, visible=True))
+        suites.append(grading.Suite("examples", revision.examples, visible=True))
+    suites.append(grading.Suite("hidden", revision.tests, visible=True))
     report: dict = {"problems": []}
     reason = sandbox_reason()
     try:
