@@ -13,7 +13,8 @@ from django.template import loader
 from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
-from apps.charts.geometry import bar_chart, year_heatmap
+from apps.charts.bars import bar_chart
+from apps.charts.geometry import year_heatmap
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.exercises import selectors as exercise_selectors

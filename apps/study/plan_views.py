@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from apps.accounts.models import profile_for
-from apps.charts.geometry import paired_bar_chart
+from apps.charts.bars import paired_bar_chart
 from apps.study import interview, scheduler, tasks
 from apps.study.models import ReviewLog
 
