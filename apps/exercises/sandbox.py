@@ -411,7 +411,7 @@ def _collect(proc, read_end, info_read, payload, limits, suites, started) -> Out
 
 # --- reading the result -----------------------------------------------------------------------
 
-SIGNALS = {
+SIGNALS: dict[int, str] = {
     signal.SIGSEGV: "a segmentation fault",
     signal.SIGBUS: "a bus error",
     signal.SIGILL: "an illegal instruction",
@@ -481,8 +481,8 @@ def outcome_parse(
     )
     if not started and not stopped:
         out.status = "error"
-        reason = stderr.decode("utf-8", errors="replace").strip().splitlines()
-        out.problem = "The sandbox did not start" + (f": {reason[-1][:300]}" if reason else ".")
+        lines = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        out.problem = "The sandbox did not start" + (f": {lines[-1][:300]}" if lines else ".")
         out.stderr = ""
         return out
     expected = [(s.name, n) for s in suites for n in test_names(s.source)]
