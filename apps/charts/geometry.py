@@ -373,7 +373,9 @@ def year_heatmap(per_day: dict[date, int], today: date, weeks: int = 53) -> Heat
     last_monday = today - timedelta(days=today.weekday())
     first = last_monday - timedelta(weeks=weeks - 1)
     top = max(max(per_day.values(), default=0), 5)
-    cells, months, seen_month = [], [], None
+    cells: list[HeatCell] = []
+    months: list[tuple[int, str]] = []
+    seen_month = None
     step = CELL + GAP
     day = first
     while day <= today:
@@ -472,9 +474,9 @@ def _bar_chart(
     step = max(len(series) + BAR_GAP, min(MAX_STEP, (width - left - 4) // max(count, 1)))
     bar = max(1, (step - BAR_GAP) // len(series))
     groups = []
-    for n, values in enumerate(series):
+    for n, counts in enumerate(series):
         bars = []
-        for i, (value, label) in enumerate(zip(values, labels, strict=True)):
+        for i, (value, label) in enumerate(zip(counts, labels, strict=True)):
             h = round(plot * value / top)
             x = left + i * step + n * bar
             bars.append(Bar(x=x, y=baseline - h, width=bar, height=h, value=value, label=label))
@@ -488,7 +490,8 @@ def _bar_chart(
         if (i - anchor) % every == 0
     ]
     # The value over a bar, tallest first, wherever it overlaps no value already placed.
-    values, taken = [], []
+    values: list[Text] = []
+    taken: list[tuple[float, float]] = []
     for b in sorted((b for g in groups for b in g if b.value), key=lambda b: -b.value):
         text = str(b.value)
         middle = b.x + b.width / 2

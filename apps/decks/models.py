@@ -32,8 +32,8 @@ class Deck(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     # Set by the home and study pages (apps.site.views) for their templates: today's due and
-    # new counts ({"due": n, "new": n}; `study` is the same dict), and the deck's guided path.
-    due: dict[str, int]
+    # new counts ({"due": n, "new": n}; also set as `due`, which is not declared here: the
+    # study selectors annotate a count of that name), and the deck's guided path.
     study: dict[str, int]
     path: object
 

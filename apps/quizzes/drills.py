@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeGuard
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -113,9 +113,14 @@ class _Unsafe(Exception):
         self.message, self.interval = message, interval
 
 
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """An int or a float constant (not a bool, a complex or a string)."""
+    return type(value) in (int, float)
+
+
 def _number(node: ast.AST) -> float | None:
     """The value of a constant, or of a minus sign before one; else None."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and _is_number(node.value):
         return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _number(node.operand)
@@ -137,7 +142,7 @@ def formula_parse(text: str, names: Sequence[str], where: str) -> ast.expr:
 
     def check(node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
-            if type(node.value) not in (int, float) or not math.isfinite(node.value):
+            if not _is_number(node.value) or not math.isfinite(node.value):
                 raise DrillError(where, f"{node.value!r} is not a number")
         elif isinstance(node, ast.Name):
             if node.id not in known:
@@ -184,6 +189,7 @@ def formula_parse(text: str, names: Sequence[str], where: str) -> ast.expr:
 def evaluate(node: ast.expr, env: Mapping[str, float]) -> float:
     """The value of a checked formula (`formula_parse`) at the numbers in `env`."""
     if isinstance(node, ast.Constant):
+        assert _is_number(node.value)  # formula_parse checked it
         return float(node.value)
     if isinstance(node, ast.Name):
         return float(env[node.id])
@@ -191,6 +197,7 @@ def evaluate(node: ast.expr, env: Mapping[str, float]) -> float:
         value = evaluate(node.operand, env)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)  # formula_parse allows calls by name only
         return float(FUNCTIONS[node.func.id].value(*(evaluate(a, env) for a in node.args)))
     assert isinstance(node, ast.BinOp)
     left, right = evaluate(node.left, env), evaluate(node.right, env)
@@ -224,6 +231,7 @@ def interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
     interval in `env`; _Unsafe where a sub-expression can divide by zero or leave a
     function's domain."""
     if isinstance(node, ast.Constant):
+        assert _is_number(node.value)  # formula_parse checked it
         return float(node.value), float(node.value)
     if isinstance(node, ast.Name):
         return env[node.id]
@@ -231,6 +239,7 @@ def interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
         lo, hi = interval(node.operand, env)
         return (-hi, -lo) if isinstance(node.op, ast.USub) else (lo, hi)
     if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)  # formula_parse allows calls by name only
         fn = FUNCTIONS[node.func.id]
         return fn.interval(*(interval(a, env) for a in node.args))
     assert isinstance(node, ast.BinOp)

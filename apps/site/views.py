@@ -60,8 +60,8 @@ def study_index(request: HttpRequest) -> HttpResponse:
     decks = list(deck_selectors.deck_list(request.user))
     context = _study_state(request.user, decks)
     total = {
-        "due": sum(d.due["due"] for d in decks),
-        "new": sum(d.due["new"] for d in decks),
+        "due": sum(d.study["due"] for d in decks),
+        "new": sum(d.study["new"] for d in decks),
     }
     context |= {
         "decks": decks,
