@@ -53,16 +53,15 @@ run: seed
 	@echo "RayDeck on http://127.0.0.1:$(PORT)/  (Ctrl-C stops web, worker and Ray)"
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile -p $(PORT) $(RUN_PROCESSES)
 
-## test: lint, Django's checks, migrations in sync, then the whole suite (in two halves).
-# mypy's strict flags on the pure cores (pyproject.toml [tool.mypy]); the rest of the code is not
-# at 0 errors yet (issue 31), so `make test` checks the cores only and fails on a new error there.
-MYPY_STRICT = apps/study/scheduler.py apps/quizzes/scoring.py apps/quizzes/lint.py \
-	apps/study/planner apps/authoring/apkg.py apps/demos/ray_demos
-
+## test: lint, types, Django's checks, migrations in sync, then the whole suite (in two halves).
+# mypy over pyproject.toml's files (apps, config): strict on the pure cores, check_untyped_defs on
+# the rest, and 0 errors, so a new error anywhere fails it. apps/authoring is cleaned on the
+# refusals branch (the lead merges both); until then pyproject.toml leaves it out, its pure core
+# apps/authoring/apkg.py excepted.
 test: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy $(MYPY_STRICT)
+	$(VENV)/bin/mypy
 	$(PY) manage.py check
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest -p tests.xdist_services -n $(TEST_WORKERS) -m "not serial" $(PYTEST_ARGS) || [ $$? -eq 5 ]

@@ -197,7 +197,7 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
 MEDIA_STORAGE = os.environ.get("MEDIA_STORAGE", "filesystem").strip().lower()
 if MEDIA_STORAGE not in ("filesystem", "s3"):
     raise ImproperlyConfigured(f"MEDIA_STORAGE must be filesystem or s3, got {MEDIA_STORAGE!r}")
-MEDIA_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+MEDIA_BACKEND: dict[str, object] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 if MEDIA_STORAGE == "s3":
     MEDIA_BACKEND = {
         "BACKEND": "storages.backends.s3.S3Storage",

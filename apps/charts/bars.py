@@ -90,9 +90,9 @@ def _bar_chart(
     step = max(len(series) + BAR_GAP, min(MAX_STEP, (width - left - 4) // max(count, 1)))
     bar = max(1, (step - BAR_GAP) // len(series))
     groups = []
-    for n, values in enumerate(series):
+    for n, counts in enumerate(series):
         bars = []
-        for i, (value, label) in enumerate(zip(values, labels, strict=True)):
+        for i, (value, label) in enumerate(zip(counts, labels, strict=True)):
             h = round(plot * value / top)
             x = left + i * step + n * bar
             bars.append(Bar(x=x, y=baseline - h, width=bar, height=h, value=value, label=label))
@@ -106,7 +106,8 @@ def _bar_chart(
         if (i - anchor) % every == 0
     ]
     # The value over a bar, tallest first, wherever it overlaps no value already placed.
-    values, taken = [], []
+    values: list[Text] = []
+    taken: list[tuple[float, float]] = []
     for b in sorted((b for g in groups for b in g if b.value), key=lambda b: -b.value):
         text = str(b.value)
         middle = b.x + b.width / 2

@@ -373,7 +373,9 @@ def year_heatmap(per_day: dict[date, int], today: date, weeks: int = 53) -> Heat
     last_monday = today - timedelta(days=today.weekday())
     first = last_monday - timedelta(weeks=weeks - 1)
     top = max(max(per_day.values(), default=0), 5)
-    cells, months, seen_month = [], [], None
+    cells: list[HeatCell] = []
+    months: list[tuple[int, str]] = []
+    seen_month = None
     step = CELL + GAP
     day = first
     while day <= today:

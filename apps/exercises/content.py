@@ -178,14 +178,15 @@ _Dumper.add_representer(str, _block)
 
 def exercise_file_dump(doc: ExerciseFileDoc, fmt: str = "yaml") -> str:
     """The file a download holds; reading it back gives the same documents."""
-    data = {"deck": doc.deck, "exercises": []}
+    exercises = []
     for e in doc.exercises:
         item = asdict(e)
         ordered = {k: item[k] for k in (
             "slug", "title", "section", "cards", "source", "prompt", "starter", "examples",
             "tests", "reference", "wrong",
         ) if item[k] not in ("", [], None)}  # fmt: skip
-        data["exercises"].append(ordered)
+        exercises.append(ordered)
+    data = {"deck": doc.deck, "exercises": exercises}
     if fmt == "json":
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

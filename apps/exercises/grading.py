@@ -79,7 +79,7 @@ def test_names(source: str) -> list[str]:
     ]
 
 
-SIGNALS = {
+SIGNALS: dict[int, str] = {
     signal.SIGSEGV: "a segmentation fault",
     signal.SIGBUS: "a bus error",
     signal.SIGILL: "an illegal instruction",
@@ -149,8 +149,8 @@ def outcome_parse(
     )
     if not started and not stopped:
         out.status = "error"
-        reason = stderr.decode("utf-8", errors="replace").strip().splitlines()
-        out.problem = "The sandbox did not start" + (f": {reason[-1][:300]}" if reason else ".")
+        lines = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        out.problem = "The sandbox did not start" + (f": {lines[-1][:300]}" if lines else ".")
         out.stderr = ""
         return out
     expected = [(s.name, n) for s in suites for n in test_names(s.source)]

@@ -15,6 +15,7 @@ import os
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -49,7 +50,14 @@ def worker_name() -> str:
 
 # --- is there a sandbox? ----------------------------------------------------------------------
 
-_probe = {"at": None, "reason": None}
+
+@dataclass
+class _Probe:
+    at: float | None = None  # time.monotonic() of the last probe
+    reason: str | None = None  # its answer
+
+
+_probe = _Probe()
 _probe_lock = threading.Lock()
 REPROBE_FAILED_S = 60.0
 
@@ -58,11 +66,11 @@ def sandbox_reason(*, fresh: bool = False) -> str | None:
     """Why this process cannot run code in the sandbox (None: it can). Probed once per process;
     a failed probe is tried again after a minute (an operator may have fixed it)."""
     with _probe_lock:
-        at, reason = _probe["at"], _probe["reason"]
+        at, reason = _probe.at, _probe.reason
         stale = at is None or (reason is not None and time.monotonic() - at > REPROBE_FAILED_S)
         if fresh or stale:
             reason = sandbox.probe(bwrap=settings.EXERCISES_BWRAP)
-            _probe.update(at=time.monotonic(), reason=reason)
+            _probe.at, _probe.reason = time.monotonic(), reason
         return reason
 
 
@@ -148,7 +156,7 @@ def submission_finish(submission: Submission, outcome: grading.Outcome) -> str:
         grade=grade,
         finished_at=timezone.now(),
     )
-    if updated and graded:
+    if updated and grade is not None:
         practice_record(
             user=submission.user, kind="exercise", key=submission.exercise.slug,
             ref=str(submission.pk), grade=grade,

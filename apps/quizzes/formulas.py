@@ -10,6 +10,7 @@ import ast
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 MAX_FORMULA = 300  # characters
 
@@ -86,9 +87,14 @@ class UnsafeFormula(Exception):
         self.message, self.interval = message, interval
 
 
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """An int or a float constant (not a bool, a complex or a string)."""
+    return type(value) in (int, float)
+
+
 def _number(node: ast.AST) -> float | None:
     """The value of a constant, or of a minus sign before one; else None."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and _is_number(node.value):
         return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _number(node.operand)
@@ -110,7 +116,7 @@ def formula_parse(text: str, names: Sequence[str], where: str) -> ast.expr:
 
     def check(node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
-            if type(node.value) not in (int, float) or not math.isfinite(node.value):
+            if not _is_number(node.value) or not math.isfinite(node.value):
                 raise DrillError(where, f"{node.value!r} is not a number")
         elif isinstance(node, ast.Name):
             if node.id not in known:
@@ -157,6 +163,7 @@ def formula_parse(text: str, names: Sequence[str], where: str) -> ast.expr:
 def evaluate(node: ast.expr, env: Mapping[str, float]) -> float:
     """The value of a checked formula (`formula_parse`) at the numbers in `env`."""
     if isinstance(node, ast.Constant):
+        assert _is_number(node.value)  # formula_parse checked it
         return float(node.value)
     if isinstance(node, ast.Name):
         return float(env[node.id])
@@ -164,6 +171,7 @@ def evaluate(node: ast.expr, env: Mapping[str, float]) -> float:
         value = evaluate(node.operand, env)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)  # formula_parse allows calls by name only
         return float(FUNCTIONS[node.func.id].value(*(evaluate(a, env) for a in node.args)))
     assert isinstance(node, ast.BinOp)
     left, right = evaluate(node.left, env), evaluate(node.right, env)
@@ -197,6 +205,7 @@ def interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
     interval in `env`; UnsafeFormula where a sub-expression can divide by zero or leave a
     function's domain."""
     if isinstance(node, ast.Constant):
+        assert _is_number(node.value)  # formula_parse checked it
         return float(node.value), float(node.value)
     if isinstance(node, ast.Name):
         return env[node.id]
@@ -204,6 +213,7 @@ def interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
         lo, hi = interval(node.operand, env)
         return (-hi, -lo) if isinstance(node.op, ast.USub) else (lo, hi)
     if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)  # formula_parse allows calls by name only
         fn = FUNCTIONS[node.func.id]
         return fn.interval(*(interval(a, env) for a in node.args))
     assert isinstance(node, ast.BinOp)
@@ -227,8 +237,8 @@ def interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
         a = _reciprocal(node.left, a)
         exponent = -exponent
     if a[0] < 0 and not exponent.is_integer():
-        base = ast.unparse(node.left)
-        raise UnsafeFormula(f"{base!r} can be negative under a fractional power", a)
+        text = ast.unparse(node.left)
+        raise UnsafeFormula(f"{text!r} can be negative under a fractional power", a)
     ends = [a[0] ** exponent, a[1] ** exponent]
     if a[0] < 0 < a[1]:
         ends.append(0.0)

@@ -8,6 +8,7 @@ from functools import lru_cache
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.template import loader
 from PIL import Image, ImageDraw
@@ -29,7 +30,7 @@ from apps.study.services import section_read
 def home(request: HttpRequest) -> HttpResponse:
     # The guided path is the lesson's: a learner's own decks are on the study page.
     decks = list(deck_selectors.deck_list(request.user).filter(owner=None))
-    context = {"decks": decks}
+    context: dict[str, object] = {"decks": decks}
     if request.user.is_authenticated:
         context |= _study_state(request.user, decks)
     context["formulas"] = progress.FORMULAS
@@ -60,8 +61,8 @@ def study_index(request: HttpRequest) -> HttpResponse:
     decks = list(deck_selectors.deck_list(request.user))
     context = _study_state(request.user, decks)
     total = {
-        "due": sum(d.due["due"] for d in decks),
-        "new": sum(d.due["new"] for d in decks),
+        "due": sum(d.study["due"] for d in decks),
+        "new": sum(d.study["new"] for d in decks),
     }
     context |= {
         "decks": decks,
@@ -150,7 +151,7 @@ def _missing_image() -> bytes:
     return out.getvalue()
 
 
-def _image_headers(response: HttpResponse) -> HttpResponse:
+def _image_headers(response: HttpResponseBase) -> HttpResponseBase:
     response["X-Content-Type-Options"] = "nosniff"
     # Opened on its own, the response is a picture and nothing else: no script, no embedding.
     response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
@@ -159,7 +160,7 @@ def _image_headers(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponseBase:
     """A deck's image, to whoever may see the deck (its owner only for a private deck; 404 for
     anyone else): always as the image type it was checked to be, never larger than the cap. A
     row whose file the storage lost answers 404 with a placeholder picture, so the card shows
@@ -172,10 +173,10 @@ def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             raise OSError("larger than the cap")
         stored = media.file.open("rb")
     except OSError:
-        response = HttpResponse(_missing_image(), content_type="image/png", status=404)
-        return _image_headers(response)
-    response = FileResponse(stored, content_type=media.content_type, filename=media.name)
-    return _image_headers(response)
+        return _image_headers(HttpResponse(_missing_image(), content_type="image/png", status=404))
+    return _image_headers(
+        FileResponse(stored, content_type=media.content_type, filename=media.name)
+    )
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -213,7 +213,7 @@ class CardSearch(APIView):
         form = BrowseForm(request.query_params)
         if not form.is_valid():
             raise exceptions.ValidationError(
-                {name: list(errors) for name, errors in form.errors.items()}
+                {name: [str(e) for e in errors] for name, errors in form.errors.items()}
             )
         page = browse.cards_search(request.user, **form.query())
         return Response(

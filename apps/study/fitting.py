@@ -142,7 +142,7 @@ def memory_fit_run(*, user_id: int) -> bool:
         # keeps them and memory_fit_due waits for 20% more reviews instead of asking again on
         # every page. A first fit also gets its split with no held-out parameters (the stats
         # page then scores the defaults) until the second fit replaces both.
-        first = {"reviews": len(reviews)}
+        first: dict[str, object] = {"reviews": len(reviews)}
         if parameters is not None:
             first |= {"parameters": list(parameters), "fitted_at": timezone.now()}
         row.update(**first, holdout_split_at=Coalesce("holdout_split_at", Value(split)))

@@ -57,7 +57,9 @@ class BrowseForm(forms.Form):
 
     def error_text(self) -> str:
         """One sentence naming each refused parameter, e.g. "state: Select a valid choice."."""
-        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+        return "; ".join(
+            f"{name}: {' '.join(map(str, errors))}" for name, errors in self.errors.items()
+        )
 
 
 class ReviewForm(forms.Form):
@@ -154,10 +156,13 @@ class BulkForm(forms.Form):
     next = forms.CharField(required=False, max_length=2000)
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("action") == "reschedule" and data.get("days") is None:
             self.add_error("days", "say in how many days the cards are due (0: today)")
         return data
 
     def error_text(self) -> str:
-        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+        return "; ".join(
+            f"{name}: {' '.join(map(str, errors))}" for name, errors in self.errors.items()
+        )

@@ -132,7 +132,7 @@ def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     now = now or timezone.now()
     profile = profile_for(user)
     today = scheduler.local_date(now, profile.zone)
-    if not interview_active(profile, today):
+    if not interview_active(profile, today) or profile.interview_date is None:  # (active: set)
         return None
     key = _key(profile, today)
     row = StudyPlan.objects.filter(user=user).first()
@@ -215,6 +215,7 @@ def _inputs(user, profile: Profile, now: datetime, today: date):
     durations = recent.order_by("-reviewed_at").values_list("duration_ms", flat=True)
     seconds = seconds_per_review(durations[:TIMED_LOOKBACK])
     per_day = min(planner.MAX_PER_DAY, reviews_per_day(budget, seconds))
+    assert profile.interview_date is not None  # built for an active plan only
     days_until = (profile.interview_date - today).days
     room = (per_day + reviews_per_day(MORE_MINUTES, seconds)) * (max(1, days_until) + LATER_DAYS)
     unseen = new_cards(user, None).filter(deck_id__in=decks, retired_at=None)
@@ -235,7 +236,7 @@ def _inputs(user, profile: Profile, now: datetime, today: date):
     items = []
     for card_id, s, d, day, due_at, section_id, _deck in states:
         due_day = (scheduler.local_date(due_at, zone) - today).days
-        if s is None:
+        if s is None or day is None:  # never reviewed (the memory's fields are set together)
             items.append(planner.Item(card_id, str(section_id), due_day=due_day))
         else:
             last = (day - today).days

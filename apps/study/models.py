@@ -67,22 +67,11 @@ class CardState(models.Model):
 
     @property
     def schedule(self) -> CardSchedule:
-        return CardSchedule(
-            repetitions=self.repetitions,
-            ease_factor=Decimal(self.ease_factor).quantize(scheduler.TWO_PLACES),
-            interval_days=self.interval_days,
-            due_at=self.due_at,
-            needs_redrill=self.needs_redrill,
-            redrill_anchor=self.redrill_anchor,
-            lapses=self.lapses,
-            last_grade=self.last_grade,
-            last_reviewed_at=self.last_reviewed_at,
-        )
+        return _schedule_of(self)
 
     def apply(self, schedule: CardSchedule) -> None:
         """Copy a scheduler result onto this row (unsaved)."""
-        for name in SCHEDULE_FIELDS:
-            setattr(self, name, getattr(schedule, name))
+        _apply(self, schedule)
 
     @property
     def memory(self) -> Memory | None:
@@ -283,8 +272,33 @@ class PracticeState(models.Model):
     def __str__(self) -> str:
         return f"{self.user} / {self.kind} {self.key}: n={self.repetitions}"
 
-    schedule = CardState.schedule
-    apply = CardState.apply
+    @property
+    def schedule(self) -> CardSchedule:
+        return _schedule_of(self)
+
+    def apply(self, schedule: CardSchedule) -> None:
+        """Copy a scheduler result onto this row (unsaved)."""
+        _apply(self, schedule)
+
+
+def _schedule_of(row: CardState | PracticeState) -> CardSchedule:
+    """The SM-2 schedule a card's or a practice item's row holds (the same SCHEDULE_FIELDS)."""
+    return CardSchedule(
+        repetitions=row.repetitions,
+        ease_factor=Decimal(row.ease_factor).quantize(scheduler.TWO_PLACES),
+        interval_days=row.interval_days,
+        due_at=row.due_at,
+        needs_redrill=row.needs_redrill,
+        redrill_anchor=row.redrill_anchor,
+        lapses=row.lapses,
+        last_grade=row.last_grade,
+        last_reviewed_at=row.last_reviewed_at,
+    )
+
+
+def _apply(row: CardState | PracticeState, schedule: CardSchedule) -> None:
+    for name in SCHEDULE_FIELDS:
+        setattr(row, name, getattr(schedule, name))
 
 
 class PracticeLog(models.Model):

@@ -194,7 +194,8 @@ class BrowseCardSerializer(serializers.Serializer):
     tags = serializers.ListField(child=serializers.CharField())
     state = serializers.SerializerMethodField()
 
-    def get_state(self, card) -> BrowseStateSerializer(allow_null=True):
+    @extend_schema_field(BrowseStateSerializer(allow_null=True))
+    def get_state(self, card) -> dict | None:
         if card.mine_id is None:
             return None
         return {

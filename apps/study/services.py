@@ -221,6 +221,7 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
         else:
             kind = ReviewLog.Kind.REVIEW
     if not scheduler.is_due(schedule, now, zone):
+        assert schedule.due_at is not None  # a schedule without a due time is due
         due_day = scheduler.local_date(schedule.due_at, zone)
         raise CardNotDue(
             f"card {card.slug} is not due until {due_day:%Y-%m-%d}; "
