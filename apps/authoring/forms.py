@@ -1,7 +1,7 @@
 """The author pages' forms. Each reads one page's post: the fields a person types are taken as
 typed (the services clean and check them, with the messages the API gives too); what only a page
 sends (a checkbox, whole minutes, a percentage, the editor's option lines) is turned into what the
-service takes here. `AuthorForm.refused(exc)` puts a service's ValidationError on the fields it
+service takes here. `AuthorForm.refused(exc)` puts a service's ServiceError on the fields it
 names, so the page shows it in place.
 
 The question editor's one-line-per-option text, to and from the quiz file format:
@@ -22,6 +22,7 @@ from apps.authoring.formats.export import block_yaml
 from apps.decks.content import ContentError, read_yaml
 from apps.quizzes.content import EVIDENCE_KEYS, SIZING_KEYS
 from apps.quizzes.models import Question
+from config.errors import ServiceError
 
 OPTION_FIELD = {"single": "choices", "multi": "choices", "true_false": "statements",
                 "match": "pairs", "numeric": "given"}  # fmt: skip
@@ -143,12 +144,21 @@ class AuthorForm(forms.Form):
     def is_valid(self) -> bool:
         return super().is_valid() and not self.refusals
 
-    def refused(self, exc: ValidationError) -> None:
-        """Show a service's refusal on the fields it names (the rest above the form)."""
-        if not hasattr(exc, "error_dict"):
+    def refused(self, exc: ServiceError | ValidationError) -> None:
+        """Show a refusal on the fields it names (one the form has not, and one that names no
+        field, above the form): a service's ServiceError, or a ValidationError of the form's
+        own cleaning (the option lines' parser)."""
+        if isinstance(exc, ServiceError):
+            named = {field: [message] for field, message in exc.fields.items()}
+            if not named:
+                self.add_error(None, exc.message)
+                return
+        elif hasattr(exc, "error_dict"):
+            named = exc.message_dict
+        else:
             self.add_error(None, exc)
             return
-        for field, errors in exc.message_dict.items():
+        for field, errors in named.items():
             if field in self.fields:
                 self.add_error(field, errors)
             else:

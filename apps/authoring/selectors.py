@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Length
@@ -16,6 +15,7 @@ from apps.quizzes.models import Question, Quiz
 from apps.quizzes.selectors import deck_attempts
 from apps.study.models import CardState
 from apps.study.selectors import deck_study_rows
+from config.errors import Forbidden
 
 
 def is_author(user) -> bool:
@@ -50,22 +50,22 @@ def deck_for_author(user, slug: str) -> Deck:
     """The deck, or 403 for someone who may not author it (before 404, so non-authors learn
     nothing about which draft slugs exist). A private deck is on its owner's pages only."""
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit it.")
+        raise Forbidden("Only the deck's authors and staff may edit it.")
     deck = get_object_or_404(Deck, slug=slug, owner=None)
     if not can_author(user, deck):
-        raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {deck.slug!r}.")
     return deck
 
 
 def _checked(user, obj, deck: Deck):
     if not can_author(user, deck):
-        raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {deck.slug!r}.")
     return obj
 
 
 def card_for_author(user, pk: int) -> Card:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit cards.")
+        raise Forbidden("Only the deck's authors and staff may edit cards.")
     cards = Card.objects.select_related("deck", "section").filter(deck__owner=None)
     card = get_object_or_404(cards, pk=pk)
     return _checked(user, card, card.deck)
@@ -73,21 +73,21 @@ def card_for_author(user, pk: int) -> Card:
 
 def section_for_author(user, pk: int) -> Section:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit sections.")
+        raise Forbidden("Only the deck's authors and staff may edit sections.")
     section = get_object_or_404(Section.objects.select_related("deck"), pk=pk, deck__owner=None)
     return _checked(user, section, section.deck)
 
 
 def quiz_for_author(user, slug: str) -> Quiz:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit quizzes.")
+        raise Forbidden("Only the deck's authors and staff may edit quizzes.")
     quiz = get_object_or_404(Quiz.objects.select_related("deck", "section"), slug=slug)
     return _checked(user, quiz, quiz.deck)
 
 
 def question_for_author(user, pk: int) -> Question:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit questions.")
+        raise Forbidden("Only the deck's authors and staff may edit questions.")
     question = get_object_or_404(
         Question.objects.select_related("quiz__deck").prefetch_related(
             "cards", "choices", "statements", "pairs"
@@ -99,7 +99,7 @@ def question_for_author(user, pk: int) -> Question:
 
 def revision_for_author(user, pk: int) -> Revision:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may restore revisions.")
+        raise Forbidden("Only the deck's authors and staff may restore revisions.")
     revision = get_object_or_404(
         Revision.objects.select_related("card__deck", "question__quiz__deck").exclude(
             card__deck__owner__isnull=False

@@ -5,7 +5,6 @@ import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,6 +25,7 @@ from apps.authoring.models import ImportJob
 from apps.authoring.views.base import author_required
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.models import Deck
+from config.errors import Forbidden
 
 IMPORT_SESSION_KEY = "authoring_import"
 
@@ -124,9 +124,9 @@ def import_flow(request, *, into: Deck | None = None):
     except ContentError as exc:
         context["error"] = f"Nothing was imported. {exc}"
         return render(request, "authoring/import.html", context, status=400)
-    except PermissionDenied as exc:
-        context["error"] = f"Nothing was imported. {exc}"
-        return render(request, "authoring/import.html", context, status=403)
+    except Forbidden as exc:
+        context["error"] = f"Nothing was imported. {exc.message}"
+        return render(request, "authoring/import.html", context, status=exc.status)
     except services.QuotaExceeded as exc:  # past the quota of one's own cards
         context["error"] = f"Nothing was imported. {exc.message}"
         return render(request, "authoring/import.html", context, status=exc.status)
