@@ -63,8 +63,11 @@ def django_raises(source: str, filename: str = "<apps>") -> list[int]:
     def visit(node: ast.AST, in_hook: bool) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             in_hook = in_hook or node.name.startswith(HOOK_PREFIXES)
-        refusal = isinstance(node, ast.Raise) and not in_hook
-        if refusal and _is_django_refusal(_refused_name(node.exc), names, modules):
+        if (
+            isinstance(node, ast.Raise)
+            and not in_hook
+            and _is_django_refusal(_refused_name(node.exc), names, modules)
+        ):
             found.append(node.lineno)
         for child in ast.iter_child_nodes(node):
             visit(child, in_hook)

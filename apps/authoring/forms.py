@@ -83,7 +83,7 @@ def options_parse(kind: str, text: str) -> dict[str, list]:
         raise ValidationError({"kind": f"kind must be one of {', '.join(OPTION_FIELD)}"})
     if kind == "numeric":
         return _yaml_mapping(text, "options", DRILL_KEYS)
-    items = []
+    items: list[dict[str, str | bool]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if not line:
@@ -95,15 +95,17 @@ def options_parse(kind: str, text: str) -> dict[str, list]:
             items.append({"left": left.strip(), "right": right.strip()})
             continue
         match = _MARK.match(line)
-        mark = match.group(1).strip().lower() if match else None
+        mark, said = (
+            (match.group(1).strip().lower(), match.group(2).strip()) if match else ("?", "")
+        )
         if field == "choices":
             if mark not in ("x", ""):
                 raise ValidationError({"options": f"line {number}: start it with [x] or [ ]"})
-            items.append({"text": match.group(2).strip(), "correct": mark == "x"})
+            items.append({"text": said, "correct": mark == "x"})
         else:
             if mark not in ("t", "f"):
                 raise ValidationError({"options": f"line {number}: start it with [T] or [F]"})
-            items.append({"text": match.group(2).strip(), "answer": mark == "t"})
+            items.append({"text": said, "answer": mark == "t"})
     return {field: items}
 
 
@@ -129,11 +131,15 @@ class Texts(forms.Field):
         return [str(v) for v in value or []]
 
 
-class Ticked(Text):
-    """A checkbox the service takes as a boolean: "on", "1" or "true" tick it."""
+class Ticked(forms.Field):
+    """A checkbox the service takes as a boolean: "on", "1" or "true" tick it; absent is
+    False."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
 
     def to_python(self, value) -> bool:
-        return super().to_python(value) in ("on", "1", "true")
+        return value not in self.empty_values and str(value) in ("on", "1", "true")
 
 
 class AuthorForm(forms.Form):
@@ -166,7 +172,7 @@ class AuthorForm(forms.Form):
 
     def messages(self) -> dict[str, str]:
         """Field -> what is wrong with it, as the templates show it ("__all__" for the rest)."""
-        shown = {field: list(errors) for field, errors in self.errors.items()}
+        shown = {field: [str(e) for e in errors] for field, errors in self.errors.items()}
         for field, errors in self.refusals.items():
             shown.setdefault(field, []).extend(errors)
         return {field: " ".join(errors) for field, errors in shown.items()}

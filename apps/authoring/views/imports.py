@@ -2,6 +2,7 @@
 
 import base64
 import secrets
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -61,7 +62,7 @@ def import_flow(request, *, into: Deck | None = None):
     deck it names)."""
     form = ImportForm(request.POST or request.GET, request.FILES)
     form.is_valid()  # every field is optional text; what the file holds is checked below
-    context = {
+    context: dict[str, Any] = {
         "formats": IMPORT_FORMATS,
         "limit": limit_text(),
         "decks": [] if into else selectors.authored_decks(request.user).order_by("title"),

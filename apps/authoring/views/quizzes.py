@@ -83,6 +83,7 @@ def question(request, pk: int | None = None, slug: str | None = None):
         quiz = question.quiz
         values = _question_values(question)
     else:
+        assert slug is not None, "the URL names the question, or the quiz of a new one"
         quiz, question = selectors.quiz_for_author(request.user, slug), None
         values = {"kind": "single", "points": 1, "cards": [], "options": "[x] \n[ ] "}
     errors = {}

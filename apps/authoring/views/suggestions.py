@@ -17,13 +17,14 @@ SHOWN = 50
 
 @author_required
 def suggestions(request):
-    rows = list(selectors.open_suggestions(request.user)[:SHOWN])
-    for row in rows:
-        row.diff = [
+    rows = [
+        (row, [
             (name, text_diff_html(getattr(row.card, name), getattr(row, name)))
             for name in ("front", "back", "why")
             if getattr(row.card, name) != getattr(row, name)
-        ]
+        ])
+        for row in selectors.open_suggestions(request.user)[:SHOWN]
+    ]  # fmt: skip
     return render(request, "authoring/suggestions.html", {"suggestions": rows})
 
 
