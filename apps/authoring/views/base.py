@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 
 from apps.authoring import selectors
-from apps.authoring.forms import AuthorForm
+from apps.authoring.forms.base import AuthorForm
 from config.errors import Forbidden, ServiceError
 
 

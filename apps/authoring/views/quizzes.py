@@ -6,12 +6,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.authoring import selectors, services
-from apps.authoring.forms import (
+from apps.authoring.forms.base import direction_posted
+from apps.authoring.forms.questions import (
     OPTION_FIELD,
     OPTION_HELP,
     QuestionForm,
     QuizForm,
-    direction_posted,
     evidence_text,
     options_text,
 )
