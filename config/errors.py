@@ -20,7 +20,7 @@ class ServiceError(Exception):
     """A refused action. `field` names the input at fault when there is one (the API answers
     `{field: [message]}`, a form shows it on that field); the state is left as it was.
 
-    A refusal of several inputs at once (a card with neither front nor back) gives `fields`,
+    A refusal of several inputs at once (a new card with neither slug nor front) gives `fields`,
     each input with its own message: the API answers each under its name and a form shows each
     on its field; `field` is then the first of them and `message` all their messages in one
     sentence, for a page that shows one."""
