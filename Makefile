@@ -55,9 +55,7 @@ run: seed
 
 ## test: lint, types, Django's checks, migrations in sync, then the whole suite (in two halves).
 # mypy over pyproject.toml's files (apps, config): strict on the pure cores, check_untyped_defs on
-# the rest, and 0 errors, so a new error anywhere fails it. apps/authoring is cleaned on the
-# refusals branch (the lead merges both); until then pyproject.toml leaves it out, its pure core
-# apps/authoring/apkg.py excepted.
+# the rest, and 0 errors, so a new error anywhere fails it.
 test: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
