@@ -155,6 +155,20 @@ class ImportForm(AuthorForm):
 WRONG_SLOTS = 3  # wrong solutions the exercise editor shows (the API and files take any number)
 
 
+# The exercise fields the form edits as they are: the file format's names (apps.exercises.content).
+EXERCISE_FIELDS = (
+    "slug",
+    "title",
+    "section",
+    "source",
+    "prompt",
+    "starter",
+    "examples",
+    "tests",
+    "reference",
+)
+
+
 class ExerciseForm(AuthorForm):
     """The exercise editor: the file format's fields, the cards as slugs (spaces or commas) and
     up to WRONG_SLOTS wrong solutions, each with the mistake it makes."""
@@ -180,20 +194,7 @@ class ExerciseForm(AuthorForm):
     def document(self) -> dict:
         """What was typed, as an exercise entry of the file format (apps.exercises.content)."""
         data = self.cleaned_data
-        doc = {
-            name: data[name]
-            for name in (
-                "slug",
-                "title",
-                "section",
-                "source",
-                "prompt",
-                "starter",
-                "examples",
-                "tests",
-                "reference",
-            )
-        }
+        doc = {name: data[name] for name in EXERCISE_FIELDS}
         doc["cards"] = [c for c in re.split(r"[\s,]+", data["cards"]) if c]
         doc["wrong"] = [
             {"mistake": data[f"wrong_{i}_mistake"], "code": data[f"wrong_{i}_code"]}
@@ -204,20 +205,7 @@ class ExerciseForm(AuthorForm):
 
     @staticmethod
     def initial_from(doc) -> dict:
-        values = {
-            name: getattr(doc, name)
-            for name in (
-                "slug",
-                "title",
-                "section",
-                "source",
-                "prompt",
-                "starter",
-                "examples",
-                "tests",
-                "reference",
-            )
-        }
+        values = {name: getattr(doc, name) for name in EXERCISE_FIELDS}
         values["cards"] = " ".join(doc.cards)
         for i, wrong in enumerate(doc.wrong[:WRONG_SLOTS], 1):
             values[f"wrong_{i}_mistake"] = wrong["mistake"]
