@@ -164,10 +164,12 @@ def stats_calibration(user) -> StatsCalibration:
     if count <= CALIBRATION_INLINE_MAX:
         reviews = [r for r, _ in reviews_of(user)]
         return StatsCalibration(_score(reviews, row, zone)[0], count, fit_due=due)
-    stale = fit is None or fit.calibration_stale(
+    if fit is None:  # a fit is due with this many reviews: it makes the row and stores a score
+        return StatsCalibration(None, count, fit_due=True, pending=True)
+    stale = fit.calibration_stale(
         reviews=count, key=_scored_key(row, zone), tolerance=CALIBRATION_STALE
     )
-    if fit is None or fit.calibration_reviews is None:
+    if fit.calibration_reviews is None:
         return StatsCalibration(None, count, fit_due=due, refresh=not due, pending=True)
     return StatsCalibration(
         _calibration_from_json(fit.calibration), count, fit_due=due, refresh=stale and not due,
