@@ -208,8 +208,12 @@ class MemoryFit(models.Model):
         null=True, blank=True, help_text="Reviews the stored calibration was computed from."
     )
     calibrated_at = models.DateTimeField(null=True, blank=True)
+    # db_default: code from before this field (a rolling deploy) can still create rows.
     calibration_key = models.CharField(
-        max_length=64, blank=True, help_text="What it scored: parameters, split, time zone."
+        max_length=64,
+        blank=True,
+        db_default="",
+        help_text="What it scored: parameters, split, time zone.",
     )
     calibration_asked_at = models.DateTimeField(
         null=True, blank=True, help_text="A page asked the worker for a fresh calibration."
