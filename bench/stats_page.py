@@ -16,9 +16,9 @@ calibration. Three versions, each its own process per round, in turn, on the sam
 CALIBRATION_INLINE_MAX out of reach: every history scored on the view, as before) and "after"
 (this code as it ships: the worker's refresh task is run for each learner first, timed, then the
 page reads the stored score); "inline" also times the scoring alone
-(`fitting.calibration_and_fit_due`: the fit row, the reviews, the replay). Production settings, Django's test client in process. It prints
-the page's median wall time per learner and version, its queries, the slowest statement, and
-the worker's time to store each learner's score.
+(`fitting.calibration_and_fit_due`: the fit row, the reviews, the replay). Production settings,
+Django's test client in process. It prints the page's median wall time per learner and
+version, its queries, the slowest statement, and the worker's time to store each score.
 """
 
 from __future__ import annotations
