@@ -183,7 +183,7 @@ def worker(version: str, code: str, n: int) -> None:
                 response = client.get("/study/stats/")
             wall.append((time.perf_counter() - started) * 1000)
             assert response.status_code == 200, response.status_code
-            if version == "after" and who in ("cal8k", "cal10k", "heavy"):
+            if version == "after" and who in ("cal5k", "cal8k", "cal10k", "heavy"):
                 assert b'id="calibration-as-of"' in response.content, who
             slowest.append(max((float(q["time"]) * 1000 for q in ctx.captured_queries), default=0))
             queries = len(ctx.captured_queries)

@@ -28,7 +28,7 @@ CALIBRATION_MIN_REVIEWS = 50  # scored reviews before the stats page shows calib
 REFIT_GROWTH = 1.2  # refit once the learner has 20% more reviews than the last fit used
 # Up to this many reviews the stats page scores the model itself, on every view (it costs about
 # 100 ms there: bench/README-stats-page.md); over it, it shows the worker's stored score.
-CALIBRATION_INLINE_MAX = 5_000
+CALIBRATION_INLINE_MAX = 4_000
 # The stored score is refreshed once the reviews moved by this share from those it was made of.
 CALIBRATION_STALE = 0.05
 # A page that asked for a refresh asks again after this if the worker has not answered.
