@@ -197,8 +197,8 @@ def test_a_refresh_the_broker_did_not_take_is_asked_for_again(
     alice,
     small_deck,
     big,
-    broker_down,
-    django_capture_on_commit_callbacks,  # noqa: F811
+    broker_down,  # noqa: F811
+    django_capture_on_commit_callbacks,
 ):
     _history(alice, small_deck)
     MemoryFit.objects.create(user=alice, reviews=400)
