@@ -166,11 +166,11 @@ def stats_calibration(user) -> StatsCalibration:
         return StatsCalibration(_score(reviews, row, zone)[0], count, fit_due=due)
     if fit is None:  # a fit is due with this many reviews: it makes the row and stores a score
         return StatsCalibration(None, count, fit_due=True, pending=True)
+    if fit.calibration_reviews is None:
+        return StatsCalibration(None, count, fit_due=due, refresh=not due, pending=True)
     stale = fit.calibration_stale(
         reviews=count, key=_scored_key(row, zone), tolerance=CALIBRATION_STALE
     )
-    if fit.calibration_reviews is None:
-        return StatsCalibration(None, count, fit_due=due, refresh=not due, pending=True)
     return StatsCalibration(
         _calibration_from_json(fit.calibration), count, fit_due=due, refresh=stale and not due,
         stored_at=fit.calibrated_at, stored_reviews=fit.calibration_reviews,
