@@ -15,7 +15,7 @@ RUN_PROCESSES ?=
 TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	bench-imports bench-big-deck bench-anki ray-cluster ray-cluster-stop ray-cluster-status editor \
+	bench-imports bench-big-deck bench-anki bench-stats-page ray-cluster ray-cluster-stop ray-cluster-status editor \
 	bench-exercises bench-browser sandbox
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
@@ -103,6 +103,11 @@ bench-big-deck: install
 
 bench-browser: install
 	$(PY) bench/browser_bench.py
+
+# BEFORE: a checkout of the code to compare with (bench/stats_page.py's docstring)
+bench-stats-page: install
+	$(PY) bench/stats_page.py seed
+	$(PY) bench/stats_page.py compare --before $(BEFORE)
 
 lint:
 	$(VENV)/bin/ruff check --fix .

@@ -104,10 +104,13 @@ def stats(request: HttpRequest) -> HttpResponse:
     """Study's figures (heatmap, forecast, retention, mastery, leeches, calibration) beside each
     deck's readiness, which counts the quizzes' knowledge checks."""
     data = selectors.stats(request.user)
-    # Held-out calibration, and a refit asked for when one is due (an old fit without held-out
-    # parameters shows the defaults until then), from the same two queries.
-    calibration, fit_due = fitting.calibration_and_fit_due(request.user)
-    tasks.memory_fit_enqueue(request.user, due=fit_due)
+    # Held-out calibration (a big history's as the worker stored it), and the worker asked for
+    # a refit when one is due (an old fit without held-out parameters shows the defaults until
+    # then) or else for a fresh score when the stored one is stale.
+    shown = fitting.stats_calibration(request.user)
+    tasks.memory_fit_enqueue(request.user, due=shown.fit_due)
+    if shown.refresh:
+        tasks.calibration_refresh_enqueue(request.user)
     labels = [
         "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
         for i in range(30)
@@ -129,7 +132,8 @@ def stats(request: HttpRequest) -> HttpResponse:
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
-        "calibration": calibration,
+        "calibration": shown.calibration,
+        "calibration_shown": shown,
         "calibration_min": fitting.CALIBRATION_MIN_REVIEWS,
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,

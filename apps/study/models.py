@@ -188,9 +188,37 @@ class MemoryFit(models.Model):
         help_text="Where the held-out reviews begin; empty on a fit made before held-out fits.",
     )
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="A worker is fitting.")
+    # The stats page's calibration as the worker last computed it (apps.study.fitting): a big
+    # history is not replayed on every view. `calibration_reviews` empty: never computed.
+    calibration = models.JSONField(
+        null=True, blank=True, help_text="Bins and log losses; null = no review could be scored."
+    )
+    calibration_reviews = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Reviews the stored calibration was computed from."
+    )
+    calibrated_at = models.DateTimeField(null=True, blank=True)
+    # db_default: code from before this field (a rolling deploy) can still create rows.
+    calibration_key = models.CharField(
+        max_length=64,
+        blank=True,
+        db_default="",
+        help_text="What it scored: parameters, split, time zone.",
+    )
+    calibration_asked_at = models.DateTimeField(
+        null=True, blank=True, help_text="A page asked the worker for a fresh calibration."
+    )
 
     def __str__(self) -> str:
         return f"FSRS parameters of {self.user} ({self.reviews} reviews)"
+
+    def calibration_stale(self, *, reviews: int, key: str, tolerance: float) -> bool:
+        """Whether the stored calibration no longer stands for the learner's `reviews` scored
+        as `key` says: none stored, other parameters, split or time zone, or a count of reviews
+        that moved by `tolerance` (a share) or more since."""
+        if self.calibration_reviews is None or self.calibration_key != key:
+            return True
+        stored = self.calibration_reviews
+        return abs(reviews - stored) >= tolerance * max(1, stored)
 
 
 class StudyPlan(models.Model):
