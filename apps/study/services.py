@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
-from apps.study import scheduler
+from apps.decks.selectors import visible_decks
+from apps.study import scheduler, selectors, sync
 from apps.study.memory import Memory, MemoryModel
 from apps.study.models import (
     MEMORY_FIELDS,
@@ -28,7 +29,7 @@ from apps.study.models import (
     ReviewLog,
     SectionProgress,
 )
-from apps.study.scheduler import CardSchedule
+from apps.study.scheduler import CardSchedule, leech_reached
 from config.errors import ServiceError
 
 UNDO_DEPTH = 30
@@ -69,12 +70,6 @@ def grade_check(grade: object) -> int:
         raise StudyError(str(exc), field="grade") from None
 
 
-def leech_reached(lapses_before: int, lapses_after: int, threshold: int) -> bool:
-    """True when a review's lapse brings the card to the leech threshold (0: leeches off), as
-    Anki tags a note "leech" on its 8th lapse by default."""
-    return threshold > 0 and lapses_before < threshold <= lapses_after
-
-
 def log_made_leech(log: ReviewLog, threshold: int) -> bool:
     """True when this review is the lapse that made its card a leech (the one the learner is
     told about)."""
@@ -82,11 +77,12 @@ def log_made_leech(log: ReviewLog, threshold: int) -> bool:
     return leech_reached(before, log.state_after["lapses"], threshold)
 
 
-def _replay(user, client_id: uuid.UUID | None, card: Card, grade: int) -> ReviewLog | None:
+def _replay(user, client_id: uuid.UUID | None, card: Card | int, grade: int) -> ReviewLog | None:
     if client_id is None:
         return None
-    log = ReviewLog.objects.filter(user=user, client_id=client_id).first()
-    if log is not None and (log.card_id != card.pk or log.grade != grade):
+    card_id = card if isinstance(card, int) else card.pk
+    log = ReviewLog.objects.filter(user=user, client_id=client_id).select_related("card").first()
+    if log is not None and (log.card_id != card_id or log.grade != grade):
         raise ClientIdReused(
             f"client_id {client_id} was already used to grade card {log.card_id} "
             f"with {log.grade}; send a new client_id for a new review"
@@ -97,44 +93,58 @@ def _replay(user, client_id: uuid.UUID | None, card: Card, grade: int) -> Review
 def review_record(
     *,
     user,
-    card: Card,
+    card: Card | int,
     grade: int,
     client_id: uuid.UUID | None = None,
     duration_ms: int | None = None,
     now: datetime | None = None,
+    moment: sync.Moment | None = None,
+    for_interview: bool = False,
 ) -> tuple[ReviewLog, bool]:
     """Grade `card` for `user` and return (log, created). The same client_id again returns the
     first log with created=False and changes nothing, so a double click or a retry counts once.
 
-    Each attempt is one atomic transaction that locks the state row (SELECT ... FOR UPDATE on
-    PostgreSQL; SQLite serialises writers), so two concurrent grades of one card apply one after
-    the other and the second sees the first. (No outer transaction: a retry after a unique
-    violation needs a fresh one, and a savepoint per review would cost two round trips.)
+    `card` is a Card the caller may see, or the id a client sent (looked up among the cards the
+    learner may see, with the state's lock: one query for a card already studied). `moment`: a
+    review made on a device and sent later (apps.study.sync), graded at its own moment; one the
+    device made without knowing of a later review of the card is merged (`sync.review_merge`)
+    and the log says `conflict`. `for_interview`: such a merged review is a plan-mode one when
+    SM-2 had not made the card due then (interview.plan_review_record's rule).
+
+    Each attempt is one atomic transaction that locks the learner and the state row (SELECT ...
+    FOR NO KEY UPDATE on PostgreSQL; SQLite serialises writers), so two concurrent grades of one
+    card apply one after the other and the second sees the first. (No outer transaction: a retry
+    after a unique violation needs a fresh one, and a savepoint per review would cost two round
+    trips.)
     """
     grade = grade_check(grade)
     if isinstance(client_id, str):
         client_id = uuid.UUID(client_id)
+    card_id = card if isinstance(card, int) else card.pk
     # The happy path never looks for a replay: the (user, client_id) unique constraint catches a
     # second use, and the log is looked up only when something failed.
     for attempt in range(3):
         try:
             with transaction.atomic():
-                return _review_apply(user, card, grade, client_id, duration_ms, now)
+                return _review_apply(
+                    user, card, grade, client_id, duration_ms, now, moment, for_interview
+                )
         except IntegrityError:
             # This client_id was used, or a concurrent request created the state row: replay
             # the first review, or try again (READ COMMITTED sees the other commit).
-            replayed = _replay(user, client_id, card, grade)
+            replayed = _replay(user, client_id, card_id, grade)
             if replayed is not None:
                 return replayed, False
-            if not Card.all_objects.filter(pk=card.pk).exists():  # its deck was deleted
+            if not Card.all_objects.filter(pk=card_id).exists():  # its deck was deleted
                 raise CardGone(
-                    f"card {card.slug} was deleted while it was graded; nothing was recorded"
+                    f"card {card_id} was deleted while it was graded; nothing was recorded"
                 ) from None
             if attempt == 2:
                 raise
         except StudyError:
-            # A retry that waited for the first request's lock finds the card no longer due.
-            replayed = _replay(user, client_id, card, grade)
+            # A retry that waited for the first request's lock finds the card no longer due (or
+            # a synced review resent after a later one: its moment is before the last review).
+            replayed = _replay(user, client_id, card_id, grade)
             if replayed is not None:
                 return replayed, False
             raise
@@ -195,12 +205,48 @@ def deck_learners_lock(deck) -> None:
     list(users.values_list("pk"))
 
 
-def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
-    model = learner_lock(user)
-    # Locked until the transaction ends (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises
-    # writers), so two grades of one card apply one after the other.
-    row = CardState.objects.select_for_update().filter(user=user, card=card).first()
-    now = now or timezone.now()
+def _state_locked(user, card: Card | int) -> tuple[CardState | None, MemoryModel | None]:
+    """The learner's lock, their memory model and the card's state row (locked), in one
+    statement when the learner has studied the card (a Card given by the caller, or an id of a
+    card they may see); (None, None) when there is no such row."""
+    fit = MemoryFit.objects.filter(user=OuterRef("user_id")).values("parameters")[:1]
+    rows = CardState.objects.select_for_update(no_key=True, of=("self", "user"))
+    rows = rows.select_related("user", "card").annotate(fit=Subquery(fit))
+    if isinstance(card, int):
+        rows = rows.filter(card_id=card, card__retired_at=None, card__deck__in=visible_decks(user))
+    else:
+        rows = rows.filter(card=card)
+    row = rows.filter(user=user).first()
+    if row is None:
+        return None, None
+    row.user = user  # with its cached profile
+    return row, MemoryModel(row.fit or None)
+
+
+def _review_apply(
+    user, card, grade, client_id, duration_ms, now, moment, for_interview
+) -> tuple[ReviewLog, bool]:
+    row, model = _state_locked(user, card)
+    if row is not None:
+        card = row.card
+    else:
+        if isinstance(card, int):
+            found = selectors.visible_card(user, card)
+            if found is None:
+                raise StudyError(f"no card with id {card}", field="card")
+            card = found
+        # A card new to the learner: their lock alone. A state made meanwhile (a concurrent
+        # grade, a requeue) makes the insert below fail on the unique constraint, and the retry
+        # finds it.
+        model = learner_lock(user)
+    server_now = now or timezone.now()
+    now = moment.at if moment is not None else server_now
+    profile = profile_for(user)
+    zone = profile.zone
+    if moment is not None:
+        refusal = moment.refusal(server_now, row.last_reviewed_at if row else None)
+        if refusal:
+            raise StudyError(refusal, field="reviewed_at")
     if row is None:
         before, kind = None, ReviewLog.Kind.NEW
         schedule = scheduler.new_state(now)
@@ -208,10 +254,11 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
     else:
         if row.suspended:
             raise CardSuspended(f"card {card.slug} is suspended; unsuspend it to review it")
+        if moment is not None and moment.missed(row.last_reviewed_at):
+            return _review_merged(row, card, grade, client_id, duration_ms, moment, model,
+                                  profile, for_interview)  # fmt: skip
         schedule = row.schedule
         before = schedule.as_json()
-    profile = profile_for(user)
-    zone = profile.zone
     if before is not None:
         seen_today = row.last_reviewed_at and row.last_reviewed_at >= scheduler.day_start(now, zone)
         if row.needs_redrill or seen_today:
@@ -254,6 +301,25 @@ def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[Revie
     return log, True
 
 
+def _review_merged(
+    row, card, grade, client_id, duration_ms, moment, model, profile, for_interview
+) -> tuple[ReviewLog, bool]:
+    """A synced review the device made without knowing of a later one: kept at its moment and
+    the card's reviews replayed in time order (sync.review_merge); the rows it rewrote saved."""
+    log = ReviewLog(
+        user=row.user, card=card, grade=grade, reviewed_at=moment.at, duration_ms=duration_ms,
+        client_id=client_id, state_after={},
+    )  # fmt: skip
+    later = sync.review_merge(
+        row=row, log=log, model=model, zone=profile.zone, threshold=profile.leech_threshold,
+        plan=for_interview,
+    )  # fmt: skip
+    _state_update_and_log(row, log)
+    if later:
+        ReviewLog.objects.bulk_update(later, sync.REPLAYED_FIELDS)
+    return log, True
+
+
 def _cursor_advance(user, card: Card) -> None:
     """Move the learner's new-card cursor past `card` when no unseen card of the deck lies
     between the cursor and it (the usual case: new cards are taken in order)."""
@@ -271,14 +337,17 @@ def _cursor_advance(user, card: Card) -> None:
 
 @transaction.atomic
 def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
-    """Undo the user's latest review that is not undone yet, among their last 30, restoring the
-    card's schedule from before it. Returns the undone log."""
+    """Undo the user's most recently recorded review that is not undone yet, among their last
+    30 (synced or not), restoring the card's schedule from before it; when the card has reviews
+    after it in time (a review synced late), its state is the replay of the ones left
+    (sync.card_replay). Returns the undone log, with `restored`: the card's state now (None: the
+    card is new again)."""
     now = now or timezone.now()
-    learner_lock(user)  # a grade in flight commits first, so its log is the one undone
+    model = learner_lock(user)  # a grade in flight commits first, so its log is the one undone
     # Each log is claimed before its state is restored, so two undo presses at once undo two
     # reviews, never one review twice: the one that loses the claim takes the next log.
     for _ in range(UNDO_DEPTH):
-        recent = ReviewLog.objects.filter(user=user).order_by("-reviewed_at", "-id")[:UNDO_DEPTH]
+        recent = ReviewLog.objects.filter(user=user).order_by("-id")[:UNDO_DEPTH]
         log = next((log for log in recent if log.undone_at is None), None)
         if log is None:
             raise NothingToUndo(f"nothing to undo: undo reaches back {UNDO_DEPTH} reviews")
@@ -287,10 +356,23 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
     else:
         raise NothingToUndo("other undos are running; try again")
     log.undone_at = now
+    log.restored = log.state_before
     row = CardState.objects.select_for_update().filter(user=user, card_id=log.card_id).first()
     if row is None:
         return log
-    row.memory_apply(_memory_before(user, log))
+    profile = profile_for(user)
+    later = sync.standing_after(user.pk, log.card_id, log.reviewed_at, log.pk)
+    if later:
+        start = CardSchedule.from_json(log.state_before) if log.state_before else None
+        sync.card_replay(
+            row=row, logs=later, start=start, memory=_memory_before(user, log, model), model=model,
+            zone=profile.zone, threshold=profile.leech_threshold,
+        )  # fmt: skip
+        row.save()
+        ReviewLog.objects.bulk_update(later, sync.REPLAYED_FIELDS)
+        log.restored = row.schedule.as_json()
+        return log
+    row.memory_apply(_memory_before(user, log, model))
     if log.state_before is None:
         row.delete()  # the review made the card known; undone, it is new again
         NewCardCursor.objects.filter(
@@ -298,7 +380,7 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
         ).update(after_card_id=log.card_id - 1)
         return log
     row.apply(CardSchedule.from_json(log.state_before))
-    if row.leech and log_made_leech(log, profile_for(user).leech_threshold):
+    if row.leech and log_made_leech(log, profile.leech_threshold):
         row.leech = False  # the undone review is the lapse that made it a leech
     if log.kind == ReviewLog.Kind.NEW:
         row.introduced_at = None
@@ -306,17 +388,9 @@ def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
     return log
 
 
-def _memory_before(user, log: ReviewLog) -> Memory | None:
-    """The card's memory before an undone review: from its log, or (a log made before memories
-    were stored) worked out from the card's reviews still standing, the one replay left."""
-    if log.memory_before is not None:
-        return Memory.from_json(log.memory_before)
-    zone = profile_for(user).zone
-    standing = ReviewLog.objects.filter(user=user, card_id=log.card_id, undone_at=None)
-    history = standing.order_by("reviewed_at", "id").values_list("grade", "reviewed_at")
-    return memory_model(user).replayed(
-        (grade, scheduler.local_date(at, zone)) for grade, at in history
-    )
+def _memory_before(user, log: ReviewLog, model: MemoryModel) -> Memory | None:
+    """The card's memory before an undone review (sync.memory_before)."""
+    return sync.memory_before(log, model, profile_for(user).zone)
 
 
 def card_memories_fill(*, user_id: int, models: dict | None = None, zone=None) -> int:
