@@ -318,3 +318,48 @@ def test_replay_helpers_agree_with_the_stored_schedule_type():
     at = datetime(2026, 1, 5, 9, tzinfo=UTC)
     ((before, after),) = scheduler.replay(None, [(at, 4)])
     assert before is None and isinstance(after, CardSchedule)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_devices_syncing_one_card_at_once_keep_both_in_time_order(django_user_model):
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL row locks (CI runs it with DATABASE_URL=postgres://...)")
+    import threading
+
+    from apps.decks.models import Card, Deck, Section
+    from tests.conftest import _user
+
+    alice = _user(django_user_model, "alice", None)
+    deck = Deck.objects.create(slug="d", title="D")
+    section = Section.objects.create(deck=deck, slug="s", title="S")
+    card = Card.objects.create(deck=deck, section=section, slug="c", front="f", back="b")
+    day0 = timezone.now() - timedelta(days=3)
+    review_record(user=alice, card=card, grade=4, now=day0)
+    t1, t2 = day0 + timedelta(days=1, hours=2), day0 + timedelta(days=2, hours=5)
+    barrier = threading.Barrier(2)
+    statuses, errors = [], []
+
+    def send(grade, at):
+        from django.db import connection as thread_connection
+
+        try:
+            client = device(alice)
+            barrier.wait()
+            statuses.append(sync(client, card, grade, at, day0).status_code)
+        except Exception as exc:  # noqa: BLE001 - the assertion below shows what went wrong
+            errors.append(exc)
+        finally:
+            thread_connection.close()
+
+    threads = [threading.Thread(target=send, args=args) for args in ((1, t1), (3, t2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and statuses == [201, 201]
+    logs = list(ReviewLog.objects.filter(user=alice).order_by("reviewed_at"))
+    assert [log.grade for log in logs] == [4, 1, 3]
+    steps = scheduler.replay(None, [(day0, 4), (t1, 1), (t2, 3)])
+    assert CardState.objects.get(user=alice, card=card).schedule == steps[-1][1]
+    for log, (_, after) in zip(logs, steps, strict=True):
+        assert log.state_after == after.as_json()
