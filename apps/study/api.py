@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import profile_for
-from apps.study import browse, interview, scheduler, selectors, services, sync
+from apps.study import browse, grading, interview, scheduler, selectors, services, sync
 from apps.study.forms import BrowseForm
 from apps.study.serializers import (
     BrowseCardSerializer,
@@ -108,7 +108,7 @@ class ReviewCreate(APIView):
             )
         # The card's id: the service looks it up among the cards the learner may see, with the
         # lock on its state (one query for a card already studied).
-        log, created = interview.review_submit(
+        log, created = grading.review_submit(
             user=request.user,
             card=data["card"],
             grade=data["grade"],
