@@ -208,7 +208,9 @@ def _state_locked(user, card: Card | int) -> tuple[CardState | None, MemoryModel
     statement when the learner has studied the card (a Card given by the caller, or an id of a
     card they may see); (None, None) when there is no such row."""
     fit = MemoryFit.objects.filter(user=OuterRef("user_id")).values("parameters")[:1]
-    rows = CardState.objects.select_for_update(no_key=True, of=("self", "user"))
+    # The learner first, then the state (the order of OF is the order rows are locked): as
+    # learner_lock then a state lock do in undo and plan-mode grades, so the two never deadlock.
+    rows = CardState.objects.select_for_update(no_key=True, of=("user", "self"))
     rows = rows.select_related("user", "card").annotate(fit=Subquery(fit))
     if isinstance(card, int):
         rows = rows.filter(card_id=card, card__retired_at=None, card__deck__in=visible_decks(user))

@@ -363,3 +363,57 @@ def test_two_devices_syncing_one_card_at_once_keep_both_in_time_order(django_use
     assert CardState.objects.get(user=alice, card=card).schedule == steps[-1][1]
     for log, (_, after) in zip(logs, steps, strict=True):
         assert log.state_after == after.as_json()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_grade_waits_for_the_learners_lock_before_it_locks_the_state(django_user_model):
+    """Undo and plan-mode grades lock the learner, then the state: a grade must lock in the same
+    order (its one statement names the learner first), or a grade and an undo deadlock."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL row locks (CI runs it with DATABASE_URL=postgres://...)")
+    import threading
+
+    from django.db import transaction
+
+    from apps.decks.models import Card, Deck, Section
+    from apps.study.services import learner_lock
+    from tests.conftest import _user
+
+    alice = _user(django_user_model, "alice", None)
+    deck = Deck.objects.create(slug="d", title="D")
+    section = Section.objects.create(deck=deck, slug="s", title="S")
+    card = Card.objects.create(deck=deck, section=section, slug="c", front="f", back="b")
+    review_record(user=alice, card=card, grade=4, now=timezone.now() - timedelta(days=3))
+    held, release, graded = threading.Event(), threading.Event(), []
+
+    def hold():
+        from django.db import connection as thread_connection
+
+        with transaction.atomic():
+            learner_lock(alice)
+            held.set()
+            release.wait(10)
+        thread_connection.close()
+
+    def grade():
+        from django.db import connection as thread_connection
+
+        graded.append(review_record(user=alice, card=card.pk, grade=5)[1])
+        thread_connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(10)
+    grader = threading.Thread(target=grade)
+    grader.start()
+    import time
+
+    time.sleep(0.5)  # the grade is waiting for the learner's lock now
+    try:
+        with transaction.atomic():  # the state is not locked meanwhile
+            CardState.objects.select_for_update(nowait=True).get(user=alice, card=card)
+    finally:
+        release.set()
+        holder.join()
+        grader.join()
+    assert graded == [True]
