@@ -7,6 +7,10 @@ server holds a review of that card the device did not know of, the card was revi
 device meanwhile: the synced review is kept, put in the log at its moment, and the card's state
 becomes the replay of its reviews in time order (`scheduler.replay`, no due check: Anki's rule).
 
+Known limit: a plan-mode review (interview mode) does not move `last_reviewed_at`, so a synced
+review made before another device's later plan-mode review is not seen as crossed: it is graded
+on the state as it is, and its FSRS memory counts from the later review's day (no elapsed days).
+
 The log rows after that moment are rewritten to the replay (their state_before, state_after,
 memory_before and kind), so each row says what it did in the order things happened, and undoing
 any of them restores what the rest replay to. The same replay runs when an undo takes out a
@@ -50,10 +54,15 @@ class Moment:
         )
 
     def missed(self, last_reviewed_at: datetime | None) -> bool:
-        """True when the server holds a review of the card later than what the device knew."""
+        """True when the server holds a review of the card later than what the device knew.
+        Compared to the millisecond: a device that kept `last_reviewed_at` as a JavaScript Date
+        sends it back without the server's microseconds, and that is the same review."""
         if not self.based_on_sent or last_reviewed_at is None:
             return False
-        return self.based_on is None or last_reviewed_at > self.based_on
+        if self.based_on is None:
+            return True
+        last = last_reviewed_at
+        return last.replace(microsecond=last.microsecond // 1000 * 1000) > self.based_on
 
 
 def conflict_message(card_id: int, slug: str) -> str:

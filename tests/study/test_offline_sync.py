@@ -417,3 +417,12 @@ def test_a_grade_waits_for_the_learners_lock_before_it_locks_the_state(django_us
         holder.join()
         grader.join()
     assert graded == [True]
+
+
+def test_based_on_to_the_millisecond_is_the_same_review(alice, task, day0):
+    """A device that kept last_reviewed_at as a JavaScript Date sends it without microseconds."""
+    online = day0 + timedelta(microseconds=123_456)
+    review_record(user=alice, card=task, grade=4, now=online)
+    as_js = online.replace(microsecond=123_000)
+    response = sync(device(alice), task, 5, day0 + timedelta(days=1, hours=1), as_js)
+    assert response.status_code == 201 and response.json()["conflict"] is None
