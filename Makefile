@@ -15,7 +15,8 @@ RUN_PROCESSES ?=
 TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
-	bench-imports bench-big-deck bench-anki bench-stats-page ray-cluster ray-cluster-stop ray-cluster-status editor \
+	bench-imports bench-sync bench-big-deck bench-anki bench-stats-page ray-cluster ray-cluster-stop \
+	ray-cluster-status editor \
 	bench-exercises bench-browser sandbox
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
@@ -91,6 +92,12 @@ bench-load: install
 
 bench-anki: install
 	$(PY) bench/anki_bench.py
+
+# A device's 500-review offline backlog synced through the API beside online grades (PostgreSQL:
+# the bench drops and creates the database it is given).
+BENCH_SYNC_URL ?= postgres://raydeck:raydeck@127.0.0.1:5432/raydeck_bench_sync
+bench-sync: install
+	$(PY) bench/sync.py --url $(BENCH_SYNC_URL)
 
 bench-imports: install
 	$(PY) bench/imports_bench.py

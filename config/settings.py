@@ -425,6 +425,9 @@ MEDIA_MAX_PIXELS = envint("MEDIA_MAX_PIXELS", 16_000_000)
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)
+# How many days a device may hold reviews made offline (and its pack of cards): a synced review
+# older than this is refused (issue 32).
+RAYDECK_OFFLINE_HOLD_DAYS = envint("RAYDECK_OFFLINE_HOLD_DAYS", 7)
 
 LOGGING = {
     "version": 1,

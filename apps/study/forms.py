@@ -65,7 +65,7 @@ class BrowseForm(forms.Form):
 class ReviewForm(forms.Form):
     """A grade posted from the review page (its htmx fragment and the plain form alike), and
     the posts beside it (undo, suspend) that keep the session's count. It never refuses: what
-    is malformed becomes None (a grade stays as typed, so `interview.review_submit` refuses it
+    is malformed becomes None (a grade stays as typed, so `grading.review_submit` refuses it
     with the scheduler's own sentence), as the API's ReviewCreateSerializer hands over its
     validated data."""
 

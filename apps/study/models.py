@@ -103,8 +103,11 @@ MATURE_DAYS = 21
 
 
 class ReviewLog(models.Model):
-    """One grade given to one card, with the schedule before and after. Rows are never edited
-    except to mark them undone, so history, stats and undo all read the same record."""
+    """One grade given to one card, with the schedule before and after. Rows are edited only to
+    mark them undone, and when a review synced from a device lands before them in time (or an
+    undo takes out one before them): then each later row's state_before, state_after,
+    memory_before and kind are rewritten to the replay of the card's reviews in time order
+    (apps.study.sync), so every row still says what it did and undo restores the right state."""
 
     class Kind(models.TextChoices):
         NEW = "new", "first review of a new card"
@@ -130,6 +133,13 @@ class ReviewLog(models.Model):
     # The card's FSRS memory before this review, for undo: {} when it had none, null on a log
     # made before memories were stored (undo then works it out from the card's other reviews).
     memory_before = models.JSONField(null=True, blank=True)
+    # Synced from a device that had not seen another review of this card (made on another device
+    # meanwhile): both are kept and the card's state is their replay in time order. What the
+    # response's "conflict" says, on the first answer and on a repeat of its client_id.
+    conflict = models.BooleanField(default=False)
+    # Not stored: set on the log an undo returns, the card's state after the undo (None: new
+    # again); with later reviews of the card replayed, it is not this log's state_before.
+    restored: dict | None = None
 
     class Meta:
         constraints = [

@@ -22,7 +22,7 @@ from apps.accounts.models import profile_for
 from apps.decks.markdown import answer_text
 from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import browse, bulk, interview, queue, scheduler, selectors, services
+from apps.study import browse, bulk, grading, interview, queue, scheduler, selectors, services
 from apps.study import typed as typed_answers
 from apps.study.forms import (
     BrowseForm,
@@ -226,7 +226,7 @@ def review(request, deck_slug: str | None = None):
         # The card, not its id: the next card is kept off its note's siblings too.
         avoid, done = card, posted["done"]
         try:
-            log, created = interview.review_submit(
+            log, created = grading.review_submit(
                 user=request.user,
                 card=card,
                 grade=posted["grade"],
