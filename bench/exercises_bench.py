@@ -160,7 +160,7 @@ def main() -> None:
     tokens = prepare(args.learners)
     import yaml
 
-    from apps.exercises import sandbox
+    from apps.exercises import grading, sandbox
     from apps.exercises.models import Submission
     from apps.study.models import PracticeLog
 
@@ -168,9 +168,9 @@ def main() -> None:
     reference = next(e for e in shipped["exercises"] if e["slug"] == EXERCISE)["reference"]
 
     # 1. The sandbox on its own.
-    empty = [sandbox.Suite("t", "def test_nothing():\n    pass\n")]
-    with_numpy = [sandbox.Suite("t", "import numpy\n\ndef test_nothing():\n    pass\n")]
-    limits = sandbox.Limits()
+    empty = [grading.Suite("t", "def test_nothing():\n    pass\n")]
+    with_numpy = [grading.Suite("t", "import numpy\n\ndef test_nothing():\n    pass\n")]
+    limits = grading.Limits()
     sandbox.run("", empty, limits)  # the runtime is read once per process
     starts, bare, numpy_runs = [], [], []
     for _ in range(args.rounds):

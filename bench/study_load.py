@@ -90,13 +90,14 @@ def seed(users: int, cards: int, logs: int) -> None:
         per_section = -(-cards // 100)
         cur.execute(
             'INSERT INTO decks_card (deck_id, section_id, slug, "order", front, back, why, tags,'
-            " front_html, back_html, why_html, updated_at, kind, note_slug, ordinal, source)"
+            " front_html, back_html, why_html, updated_at, kind, note_slug, ordinal, source,"
+            " type_answer)"
             " SELECT %(deck)s, s.id, 'c' || g, g %% %(per)s,"
             "  'Generated question ' || g || ': what does a Ray actor keep between calls?',"
             "  'Its **state**, in its own worker process (card ' || g || ').', '', '[]',"
             "  '<p>Generated question ' || g || ': what does a Ray actor keep between calls?</p>',"
             "  '<p>Its <strong>state</strong>, in its own worker process (card ' || g || ').</p>',"
-            "  '', now(), 'basic', 'c' || g, 1, ''"
+            "  '', now(), 'basic', 'c' || g, 1, '', false"
             " FROM generate_series(0, %(n)s - 1) g"
             ' JOIN decks_section s ON s.deck_id = %(deck)s AND s."order" = g / %(per)s'
             " ORDER BY g",

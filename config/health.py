@@ -90,7 +90,7 @@ def check_broker() -> str:
     url = settings.CELERY_BROKER_URL
     if url.startswith("filesystem://"):
         # Embedded broker: reachable when its folder is there for the worker to read.
-        folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+        folder = Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]))
         if not folder.is_dir():
             raise FileNotFoundError(f"broker folder {folder} does not exist")
         return "ok"

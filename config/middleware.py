@@ -68,6 +68,7 @@ def database_unavailable_response(request, exc: BaseException | None = None) -> 
     """503 in the shape the caller reads: JSON for the API, a fragment for htmx, else a page.
     Rendered without templates or context processors: they may need the database."""
     message = database_error_message(exc)
+    response: HttpResponse
     if request.path.startswith("/api/"):
         response = JsonResponse({"detail": message, "error": message}, status=503)
     elif request.headers.get("HX-Request") == "true":

@@ -3,6 +3,7 @@
 from axes.helpers import get_cool_off, get_failure_limit
 from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -52,7 +53,13 @@ def count_request(cache, key: str, ttl: int) -> int:
     return count
 
 
-class _CountingThrottle:
+def throttle_rates() -> dict[str, str | None]:
+    """DRF's DEFAULT_THROTTLE_RATES as they are now: "60/min" strings, or None for no limit."""
+    # djangorestframework-stubs type the values as numbers; DRF's parse_rate reads "60/min".
+    return api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[return-value]
+
+
+class _CountingThrottle(throttling.SimpleRateThrottle):
     """A fixed-window counter in the shared cache, in place of DRF's list of request times.
 
     DRF's SimpleRateThrottle reads the whole history, appends and writes it back: two workers
@@ -66,12 +73,20 @@ class _CountingThrottle:
     tests can change them live.
     """
 
-    @property
-    def cache(self):
-        return caches["default"]  # the backend itself (DRF's is a proxy, no isinstance)
+    # Set by SimpleRateThrottle.__init__ from parse_rate (None only while rate is None, which
+    # every use below checks first); djangorestframework-stubs leave them out.
+    num_requests: int
+    duration: int
 
-    def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES[self.scope]
+    @staticmethod
+    def counter_cache() -> BaseCache:
+        """The backend itself: DRF's `cache` attribute is a proxy, which no isinstance sees
+        through, and count_request picks Redis' INCR by type."""
+        return caches["default"]
+
+    def get_rate(self) -> str | None:
+        assert self.scope is not None  # every subclass names its scope
+        return throttle_rates()[self.scope]
 
     def get_ident(self, request):
         return client_ip(request)
@@ -86,7 +101,7 @@ class _CountingThrottle:
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
         key, ttl = f"{key}_{window}", int(self.window_ends - self.now) + 1
-        return count_request(self.cache, key, ttl) <= self.num_requests
+        return count_request(self.counter_cache(), key, ttl) <= self.num_requests
 
     def wait(self):
         return max(1.0, self.window_ends - self.now)
@@ -135,7 +150,8 @@ class ScopeThrottle(_CountingThrottle, throttling.SimpleRateThrottle):
         super().__init__()
 
     def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # absent: not throttled
+        assert self.scope is not None
+        return throttle_rates().get(self.scope)  # absent: not throttled
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.ident}
@@ -162,6 +178,7 @@ def lockout_message(request) -> str:
 def lockout_response(request, original_response=None, credentials=None):
     """django-axes' refusal: the lock-out page (429), or a JSON sentence for API clients."""
     message = lockout_message(request)
+    response: HttpResponse
     if request.path.startswith("/api/") or "json" in request.headers.get("Accept", ""):
         response = JsonResponse({"error": message}, status=429)
     else:
@@ -192,7 +209,10 @@ class PageWriteThrottleMiddleware:
                 window = int(throttle.now // throttle.duration)
                 throttle.window_ends = (window + 1) * throttle.duration
                 ttl = int(throttle.window_ends - throttle.now) + 1
-                if count_request(throttle.cache, f"{key}_{window}", ttl) > throttle.num_requests:
+                if (
+                    count_request(throttle.counter_cache(), f"{key}_{window}", ttl)
+                    > throttle.num_requests
+                ):
                     return self.refusal(request, throttle)
         return self.get_response(request)
 

@@ -197,7 +197,7 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
 MEDIA_STORAGE = os.environ.get("MEDIA_STORAGE", "filesystem").strip().lower()
 if MEDIA_STORAGE not in ("filesystem", "s3"):
     raise ImproperlyConfigured(f"MEDIA_STORAGE must be filesystem or s3, got {MEDIA_STORAGE!r}")
-MEDIA_BACKEND = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+MEDIA_BACKEND: dict[str, object] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 if MEDIA_STORAGE == "s3":
     MEDIA_BACKEND = {
         "BACKEND": "storages.backends.s3.S3Storage",
@@ -425,6 +425,9 @@ MEDIA_MAX_PIXELS = envint("MEDIA_MAX_PIXELS", 16_000_000)
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)
+# How many days a device may hold reviews made offline (and its pack of cards): a synced review
+# older than this is refused (issue 32).
+RAYDECK_OFFLINE_HOLD_DAYS = envint("RAYDECK_OFFLINE_HOLD_DAYS", 7)
 
 LOGGING = {
     "version": 1,

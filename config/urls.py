@@ -1,12 +1,12 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from apps.study.device_api import service_worker
 from config import health
 from config.docs import ApiDocsView
 
-api_patterns = [
+api_patterns: list[URLPattern | URLResolver] = [
     path("", include("apps.decks.api")),
     path("", include("apps.study.api")),
     path("", include("apps.study.device_api")),

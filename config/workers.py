@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.db import close_old_connections, connection
 
 log = logging.getLogger(__name__)
 
 _REAPERS: list[Callable[[], int]] = []
+_Reap = TypeVar("_Reap", bound=Callable[[], int])  # keeps the reaper's own signature
 
 
 class Heartbeat(threading.Thread):
@@ -45,7 +47,7 @@ class Heartbeat(threading.Thread):
         self.join(timeout=5)
 
 
-def reaper(reap: Callable[[], int]) -> Callable[[], int]:
+def reaper(reap: _Reap) -> _Reap:
     """Register `reap` (returns how many jobs it failed) with every worker's reaper."""
     if reap not in _REAPERS:
         _REAPERS.append(reap)

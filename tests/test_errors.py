@@ -9,7 +9,7 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from config.api import exception_handler
-from config.errors import Conflict, Gone, ServiceError, ServiceErrorMiddleware
+from config.errors import Conflict, Forbidden, Gone, ServiceError, ServiceErrorMiddleware
 
 
 def _page_request(method: str, **headers):
@@ -62,3 +62,35 @@ def test_the_api_answers_the_refusals_status_with_its_field():
     assert response.data["error"] == "max_uses: max_uses must be 1 to 1000"
     response = exception_handler(Conflict("Not due yet."), context)
     assert (response.status_code, response.data["error"]) == (409, "Not due yet.")
+
+
+@pytest.mark.django_db
+def test_a_post_refused_for_who_sends_it_is_the_403_page_not_a_way_back():
+    """Forbidden refuses the person, not what they typed: the page they came from has nothing
+    for them to put right, so a post gets the 403 page (as a read does), with the sentence."""
+    request = _page_request("post", Referer="http://testserver/author/")
+    response = _refuse(request, Forbidden("Only staff may create decks."))
+    assert response.status_code == 403
+    assert b"Only staff may create decks." in response.content
+    assert list(get_messages(request)) == []
+
+
+def test_a_refusal_of_several_fields_answers_each_under_its_name():
+    request = APIRequestFactory().post("/api/x/")
+    context = {"request": request, "view": APIView()}
+    error = ServiceError(fields={"slug": "slug is required", "front": "front is required"})
+    assert (error.field, error.message) == ("slug", "slug is required; front is required")
+    response = exception_handler(error, context)
+    assert response.status_code == 400
+    assert (response.data["slug"], response.data["front"]) == (
+        ["slug is required"],
+        ["front is required"],
+    )
+    assert response.data["error"] == "slug: slug is required"
+
+
+def test_a_refusal_says_why():
+    with pytest.raises(TypeError):
+        ServiceError()
+    assert ServiceError("No.", field="x").fields == {"x": "No."}
+    assert ServiceError("No.").detail == "No."

@@ -2,6 +2,7 @@
 apps.operations.api); the caller's API token: POST and DELETE /api/auth/token/."""
 
 from django.contrib.auth import authenticate
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import path
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -12,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import Profile, interview_date_error, profile_for
+from config.http import signed_in_user
 from config.limits import JSONBooleanField
 
 
@@ -44,6 +46,7 @@ class ProfileSerializer(serializers.ModelSerializer):
         }
 
     def validate(self, attrs):
+        assert self.instance is not None  # only ever bound to the caller's profile (PATCH)
         zone_name = attrs.get("time_zone", self.instance.time_zone)
         day = attrs.get("interview_date", self.instance.interview_date)
         if day is not None:
@@ -75,12 +78,13 @@ class ProfileView(APIView):
         responses=ProfileSerializer,
     )
     def patch(self, request: Request) -> Response:
+        user = signed_in_user(request)
         with transaction.atomic():
-            profile = Profile.objects.select_for_update().get(pk=profile_for(request.user).pk)
+            profile = Profile.objects.select_for_update().get(pk=profile_for(user).pk)
             data = ProfileSerializer(profile, data=request.data, partial=True)
             data.is_valid(raise_exception=True)
             data.save()
-        request.user.profile = profile
+        user.profile = profile
         return Response(data.data)
 
 
@@ -131,7 +135,6 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         body = TokenRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        user = request.user
         if "username" in body.validated_data:
             # The Django request, so django-axes counts a failure and locks the pair out.
             user = authenticate(
@@ -142,7 +145,9 @@ class TokenView(APIView):
                 raise exceptions.ValidationError(
                     {"password": ["the username and password do not match an account"]}
                 )
-        elif not user.is_authenticated:
+        elif isinstance(request.user, User):
+            user = request.user
+        else:
             raise exceptions.NotAuthenticated(
                 "send your username and password, or sign in, to get your token"
             )
@@ -164,7 +169,7 @@ class TokenView(APIView):
         responses={204: OpenApiResponse(description="revoked (or you had none)")},
     )
     def delete(self, request: Request) -> Response:
-        Token.objects.filter(user=request.user).delete()
+        Token.objects.filter(user=signed_in_user(request)).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

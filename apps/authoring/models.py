@@ -66,6 +66,8 @@ class Revision(models.Model):
     restored_from = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Not stored: how many learners the edit made due again (card_update says, for the message).
+    requeued: int = 0
 
     class Meta:
         ordering = ["-number"]
@@ -104,7 +106,7 @@ def _words(text: str) -> list[str]:
 def text_diff_html(old: str, new: str) -> str:
     """A word-level diff of two texts as HTML, with <del> and <ins> around what changed."""
     a, b = _words(old), _words(new)
-    parts = []
+    parts: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             parts.append(escape("".join(a[i1:i2])))

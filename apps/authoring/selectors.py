@@ -1,9 +1,8 @@
 """Who may author what, and the reads the author pages and the author API share."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Length
@@ -16,6 +15,7 @@ from apps.quizzes.models import Question, Quiz
 from apps.quizzes.selectors import deck_attempts
 from apps.study.models import CardState
 from apps.study.selectors import deck_study_rows
+from config.errors import Forbidden
 
 
 def is_author(user) -> bool:
@@ -50,22 +50,22 @@ def deck_for_author(user, slug: str) -> Deck:
     """The deck, or 403 for someone who may not author it (before 404, so non-authors learn
     nothing about which draft slugs exist). A private deck is on its owner's pages only."""
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit it.")
+        raise Forbidden("Only the deck's authors and staff may edit it.")
     deck = get_object_or_404(Deck, slug=slug, owner=None)
     if not can_author(user, deck):
-        raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {deck.slug!r}.")
     return deck
 
 
 def _checked(user, obj, deck: Deck):
     if not can_author(user, deck):
-        raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {deck.slug!r}.")
     return obj
 
 
 def card_for_author(user, pk: int) -> Card:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit cards.")
+        raise Forbidden("Only the deck's authors and staff may edit cards.")
     cards = Card.objects.select_related("deck", "section").filter(deck__owner=None)
     card = get_object_or_404(cards, pk=pk)
     return _checked(user, card, card.deck)
@@ -73,21 +73,21 @@ def card_for_author(user, pk: int) -> Card:
 
 def section_for_author(user, pk: int) -> Section:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit sections.")
+        raise Forbidden("Only the deck's authors and staff may edit sections.")
     section = get_object_or_404(Section.objects.select_related("deck"), pk=pk, deck__owner=None)
     return _checked(user, section, section.deck)
 
 
 def quiz_for_author(user, slug: str) -> Quiz:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit quizzes.")
+        raise Forbidden("Only the deck's authors and staff may edit quizzes.")
     quiz = get_object_or_404(Quiz.objects.select_related("deck", "section"), slug=slug)
     return _checked(user, quiz, quiz.deck)
 
 
 def question_for_author(user, pk: int) -> Question:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may edit questions.")
+        raise Forbidden("Only the deck's authors and staff may edit questions.")
     question = get_object_or_404(
         Question.objects.select_related("quiz__deck").prefetch_related(
             "cards", "choices", "statements", "pairs"
@@ -99,15 +99,22 @@ def question_for_author(user, pk: int) -> Question:
 
 def revision_for_author(user, pk: int) -> Revision:
     if not is_author(user):
-        raise PermissionDenied("Only the deck's authors and staff may restore revisions.")
+        raise Forbidden("Only the deck's authors and staff may restore revisions.")
     revision = get_object_or_404(
         Revision.objects.select_related("card__deck", "question__quiz__deck").exclude(
             card__deck__owner__isnull=False
         ),
         pk=pk,
     )
-    deck = revision.card.deck if revision.card_id else revision.question.quiz.deck
-    return _checked(user, revision, deck)
+    return _checked(user, revision, revision_deck(revision))
+
+
+def revision_deck(revision: Revision) -> Deck:
+    """The deck of the card or question a revision is of (its check constraint: one of them)."""
+    if revision.card is not None:
+        return revision.card.deck
+    assert revision.question is not None, "a revision is of a card or of a question"
+    return revision.question.quiz.deck
 
 
 # A learner's own decks ("my cards"): 404 for anyone but the owner, so nobody learns they exist.
@@ -139,7 +146,7 @@ def card_for_owner(user, pk: int) -> Card:
 def revision_for_owner(user, pk: int) -> Revision:
     revisions = Revision.objects.select_related("card__deck").exclude(card__deck__owner=None)
     revision = get_object_or_404(revisions, pk=pk)
-    return _own(user, revision, revision.card.deck)
+    return _own(user, revision, revision_deck(revision))
 
 
 def own_deck_list(user) -> QuerySet[Deck]:
@@ -188,13 +195,35 @@ STRUCTURE_PAGE_CARDS = 100  # cards on one page of the deck editor
 
 
 @dataclass
+class CardPlace:
+    """A card on a page of the deck editor; first or last in its section (its move buttons)."""
+
+    card: Card
+    is_first: bool
+    is_last: bool
+
+
+@dataclass
+class SectionPlace:
+    """A section on a page of the deck editor: its cards on the page, how many it has in all,
+    whether the page begins partway through it, and whether it is the deck's first or last
+    section (its move buttons)."""
+
+    section: Section
+    card_count: int
+    cards: list[CardPlace] = field(default_factory=list)
+    continued: bool = False
+    is_first: bool = False
+    is_last: bool = False
+
+
+@dataclass
 class StructurePage:
     """One page of the deck editor: up to STRUCTURE_PAGE_CARDS cards in deck order under their
-    sections (each with ``page_cards``, ``card_count``, ``continued`` and the first and last
-    place among its cards, for the move buttons), and the sections without cards that lie
-    among them. ``page`` is Django's Page of the cards."""
+    sections, and the sections without cards that lie among them. ``page`` is Django's Page of
+    the cards."""
 
-    sections: list[Section]
+    sections: list[SectionPlace]
     page: Page
 
     def __iter__(self):
@@ -240,6 +269,8 @@ def structure_page_of(*, card: Card | None = None, section: Section | None = Non
         if card is None:  # nothing at or after it: it is on the last page
             total = Card.objects.filter(deck_id=section.deck_id).count()
             return max(1, -(-total // STRUCTURE_PAGE_CARDS))
+    if card is None:
+        raise TypeError("structure_page_of needs a card or a section")
     return _card_position(card) // STRUCTURE_PAGE_CARDS + 1
 
 
@@ -249,59 +280,49 @@ def deck_structure(deck: Deck, page: int | str = 1) -> StructurePage:
     cards = _deck_cards(deck)
     paged = Paginator(cards, STRUCTURE_PAGE_CARDS).get_page(page)
     rows = list(paged.object_list)
-    sections = deck.sections.order_by("order", "id")
+    in_deck = deck.sections.order_by("order", "id")
     if rows:
         # The page holds the sections after the previous page's last card's section, up to its
         # own last card's section; the first page begins at the deck's start, the last one
         # runs to its end (so sections without cards are on the page of the next card).
         if paged.has_previous():
             before = cards.values_list("section__order", "section_id")[paged.start_index() - 2]
-            sections = sections.filter(Q(pk=rows[0].section_id) | _after_section(*before))
+            in_deck = in_deck.filter(Q(pk=rows[0].section_id) | _after_section(*before))
         if paged.has_next():
             last = Section.objects.only("order").get(pk=rows[-1].section_id)
-            sections = sections.exclude(_after_section(last.order, last.pk))
-    sections = list(sections)
-    stats = {
-        row["section"]: row
-        for row in Card.objects.filter(section__in=sections)
+            in_deck = in_deck.exclude(_after_section(last.order, last.pk))
+    shown = list(in_deck)
+    # section id -> (cards, its first place, its last place)
+    stats: dict[int, tuple[int, int | None, int | None]] = {
+        row["section"]: (row["n"], row["lo"], row["hi"])
+        for row in Card.objects.filter(section__in=shown)
         .values("section")
         .annotate(n=Count("id"), lo=Min("order"), hi=Max("order"))
     }
-    by_id = {section.pk: section for section in sections}
-    for section in sections:
-        stat = stats.get(section.pk, {})
-        section.page_cards = []
-        section.card_count = stat.get("n", 0)
-        section.first_place, section.last_place = stat.get("lo"), stat.get("hi")
-        section.continued = False
+    sections = [SectionPlace(s, stats.get(s.pk, (0, None, None))[0]) for s in shown]
+    by_id = {place.section.pk: place for place in sections}
     for card in rows:
-        section = by_id[card.section_id]
-        card.is_first, card.is_last = (
-            card.order == section.first_place,
-            card.order == section.last_place,
-        )
-        section.page_cards.append(card)
-    for section in sections:  # the move buttons: the deck's first and last sections
-        section.is_first = section.is_last = False
-    if sections:
+        _, lo, hi = stats[card.section_id]
+        by_id[card.section_id].cards.append(CardPlace(card, card.order == lo, card.order == hi))
+    if sections:  # the move buttons: the deck's first and last sections
         sections[0].is_first = not paged.has_previous()
         sections[-1].is_last = not paged.has_next()
     if rows and paged.has_previous():
-        by_id[rows[0].section_id].continued = rows[0].order != by_id[rows[0].section_id].first_place
+        top = rows[0]
+        by_id[top.section_id].continued = top.order != stats[top.section_id][1]
     return StructurePage(sections=sections, page=paged)
 
 
-def revisions_of(*, card: Card | None = None, question: Question | None = None) -> list[Revision]:
-    """Newest first, each with ``previous`` and ``diff``: (field, HTML) against the one before."""
+def revisions_of(
+    *, card: Card | None = None, question: Question | None = None
+) -> list[tuple[Revision, list[tuple[str, str]]]]:
+    """Newest first, each with what it changed, (field, HTML), against the one before."""
     revisions = Revision.objects.select_related("author", "restored_from")
     rows = list(
         revisions.filter(card=card) if card is not None else revisions.filter(question=question)
     )
-    for index, newer in enumerate(rows):
-        older = rows[index + 1] if index + 1 < len(rows) else None
-        newer.previous = older
-        newer.diff = newer.changes(older)
-    return rows
+    older: list[Revision | None] = [*rows[1:], None]
+    return [(newer, newer.changes(before)) for newer, before in zip(rows, older, strict=False)]
 
 
 def open_suggestions(user) -> QuerySet[EditSuggestion]:

@@ -2,7 +2,9 @@
 revisions; these serializers describe fields for the schema and reject wrong types early."""
 
 from decimal import ROUND_HALF_UP
+from typing import Any, ClassVar
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from rest_framework import serializers
 
 from apps.authoring.models import Revision
@@ -28,7 +30,7 @@ class AuthorDeckSerializer(JSONModelSerializer):
         fields = ["slug", "title", "description", "objectives", "is_published",
                   "section_count", "card_count", "updated_at"]  # fmt: skip
         read_only_fields = ["updated_at"]
-        extra_kwargs = {"slug": {"validators": []}}
+        extra_kwargs: ClassVar[dict[str, dict[str, Any]]] = {"slug": {"validators": []}}
 
     def get_section_count(self, deck) -> int:
         return deck.section_count if hasattr(deck, "section_count") else deck.sections.count()
@@ -38,14 +40,16 @@ class AuthorDeckSerializer(JSONModelSerializer):
 
 
 class AuthorSectionSerializer(JSONModelSerializer):
-    deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    deck: serializers.SlugRelatedField[Deck] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
     slug = SlugTextField()
 
     class Meta:
         model = Section
         fields = ["id", "deck", "slug", "order", "title", "summary", "summary_html"]
         read_only_fields = ["order", "summary_html"]
-        extra_kwargs = {"slug": {"validators": []}}
+        extra_kwargs: ClassVar[dict[str, dict[str, Any]]] = {"slug": {"validators": []}}
 
 
 class DemoSlugsField(serializers.ListField):
@@ -58,7 +62,9 @@ class DemoSlugsField(serializers.ListField):
 
 
 class AuthorCardSerializer(JSONModelSerializer):
-    deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    deck: serializers.SlugRelatedField[Deck] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
     slug = SlugTextField()
     section = SlugTextField(source="section.slug", help_text="slug of a deck section")
     tags = serializers.ListField(child=JSONCharField(), required=False)
@@ -76,7 +82,9 @@ class AuthorCardSerializer(JSONModelSerializer):
         " when the card is created",
     )  # fmt: skip
     back = JSONCharField(required=False, allow_blank=True, help_text="optional for cloze")
-    source = JSONCharField(
+    # A field named like Field.source: DRF's metaclass takes declared fields off the class, but
+    # the stubs see the class attribute Field.source (str | None) redefined.
+    source = JSONCharField(  # type: ignore[assignment]
         required=False, allow_blank=True, max_length=500,
         help_text="paper and section, or Ray docs page and version; shown under the answer",
     )  # fmt: skip
@@ -94,7 +102,10 @@ class AuthorCardSerializer(JSONModelSerializer):
                   "changes_answer"]  # fmt: skip
         read_only_fields = ["order", "note_slug", "ordinal", "front_html", "back_html",
                             "why_html", "updated_at"]  # fmt: skip
-        extra_kwargs = {"slug": {"validators": []}, "why": {"required": False}}
+        extra_kwargs: ClassVar[dict[str, dict[str, Any]]] = {
+            "slug": {"validators": []},
+            "why": {"required": False},
+        }
 
     def get_revision(self, card) -> int | None:
         if hasattr(card, "latest_revision"):
@@ -104,8 +115,10 @@ class AuthorCardSerializer(JSONModelSerializer):
 
 
 class RevisionSerializer(serializers.ModelSerializer):
-    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    restored_from = serializers.SlugRelatedField(
+    author: serializers.SlugRelatedField[AbstractBaseUser] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    restored_from: serializers.SlugRelatedField[Revision] = serializers.SlugRelatedField(
         slug_field="number", read_only=True, allow_null=True,
         help_text="number of the revision this one restored; null for an edit",
     )  # fmt: skip
@@ -140,7 +153,9 @@ class ShareField(serializers.DecimalField):
 
 
 class AuthorQuizSerializer(JSONModelSerializer):
-    deck = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    deck: serializers.SlugRelatedField[Deck] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
     slug = SlugTextField()
     section = SlugTextField(
         source="section.slug", required=False, allow_null=True, default=None,
@@ -159,7 +174,7 @@ class AuthorQuizSerializer(JSONModelSerializer):
         fields = ["slug", "deck", "section", "title", "kind", "pass_mark", "time_limit_seconds",
                   "shuffle", "order", "question_count"]  # fmt: skip
         read_only_fields = ["order"]
-        extra_kwargs = {"slug": {"validators": []}}
+        extra_kwargs: ClassVar[dict[str, dict[str, Any]]] = {"slug": {"validators": []}}
 
     def get_question_count(self, quiz) -> int:
         if hasattr(quiz, "question_count"):
@@ -256,9 +271,12 @@ class ImportSerializer(serializers.Serializer):
             )
         # A form field sent twice (title=a&title=b) is ambiguous: refused, not "the last one".
         getlist = getattr(self.initial_data, "getlist", None)
-        for name in self.fields if getlist else ():
-            if len(getlist(name)) > 1:
-                raise serializers.ValidationError({name: f"give {name} once, not several times"})
+        if getlist is not None:
+            for field, _ in self.fields.items():
+                if len(getlist(field)) > 1:
+                    raise serializers.ValidationError(
+                        {field: f"give {field} once, not several times"}
+                    )
         return attrs
 
 

@@ -13,7 +13,7 @@ queues and the quizzes; it comes back, schedule and all, if a later file has its
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 from django.db import transaction
@@ -182,7 +182,7 @@ class DocReader:
             self.fail(f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
         self.data = data
 
-    def fail(self, problem: str):
+    def fail(self, problem: str) -> NoReturn:
         raise ContentError(self.source, self.entry, problem)
 
     def text(self, key: str, *, required: bool = True, max_length: int | None = None) -> str:
@@ -370,8 +370,8 @@ def deck_apply(
         deck.save()
     existing_sections = {s.slug: s for s in deck.sections.all()}
     existing_cards = {c.slug: c for c in Card.all_objects.filter(deck=deck)}
-    for card in existing_cards.values():
-        card.deck = deck  # one deck object: its images are looked up once for all its cards
+    for known in existing_cards.values():
+        known.deck = deck  # one deck object: its images are looked up once for all its cards
     kept: set[str] = set()
     new_cards: list[Card] = []
     for order, section_doc in enumerate(doc.sections):

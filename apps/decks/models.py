@@ -1,3 +1,4 @@
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from django.conf import settings
@@ -29,6 +30,12 @@ class Deck(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    # Set by the home and study pages (apps.site.views) for their templates: today's due and
+    # new counts ({"due": n, "new": n}; also set as `due`, which is not declared here: the
+    # study selectors annotate a count of that name), and the deck's guided path.
+    study: dict[str, int]
+    path: object
 
     class Meta:
         ordering = ["title"]
@@ -165,6 +172,9 @@ class Card(models.Model):
 
     all_objects = models.Manager()  # retired cards too: loaders, history, backups
     objects = ActiveCards()
+
+    # Set by the section page (apps.site.views.section) for its template: the card's live demos.
+    live_demos: Sequence[object]
 
     class Meta:
         ordering = ["deck", "section__order", "order", "id"]

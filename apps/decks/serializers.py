@@ -60,7 +60,9 @@ class JSONModelSerializer(serializers.ModelSerializer):
 
 
 class CardSerializer(serializers.ModelSerializer):
-    section = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    section: serializers.SlugRelatedField[Section] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
 
     class Meta:
         model = Card

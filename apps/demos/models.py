@@ -104,7 +104,7 @@ class DemoRun(models.Model):
     def verdict_label(self) -> str:
         verdict = (self.claim or {}).get("verdict")
         return {"shown": "Shown", "not_shown": "Not shown", "inconclusive": "Inconclusive"}.get(
-            verdict, ""
+            verdict or "", ""
         )
 
     @property

@@ -87,16 +87,17 @@ def lost_connection(exc: BaseException) -> bool:
     import ray
 
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        text = str(exc).lower()
-        if isinstance(exc, ConnectionError | ray.exceptions.RpcError):
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        text = str(link).lower()
+        if isinstance(link, ConnectionError | ray.exceptions.RpcError):
             return True
-        if isinstance(exc, ray.exceptions.RaySystemError) and "connect" in text:
+        if isinstance(link, ray.exceptions.RaySystemError) and "connect" in text:
             return True
-        if isinstance(exc, grpc.RpcError):  # Ray Client's channel to the cluster failed
+        if isinstance(link, grpc.RpcError):  # Ray Client's channel to the cluster failed
             return True
-        exc = exc.__cause__ or exc.__context__
+        link = link.__cause__ or link.__context__
     return False
 
 

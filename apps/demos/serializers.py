@@ -139,7 +139,7 @@ class DemoSerializer(serializers.Serializer):
 
 def _params_schema() -> dict:
     """Every parameter name some demo takes, and no other (an unknown one is refused)."""
-    properties = {}
+    properties: dict[str, dict[str, str]] = {}
     for spec in DEMOS:
         for param in spec.params:
             bounds = "true or false" if param.type == "bool" else f"{param.min} to {param.max}"

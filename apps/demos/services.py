@@ -100,7 +100,7 @@ def _check_nodes(spec, cleaned: dict) -> None:
         .values_list("cluster_nodes", "started_at")
         .first()
     )
-    if seen and 2 <= seen[0] < needed:
+    if seen and 2 <= (seen[0] or 0) < needed:  # (never None: the filter)
         nodes, at = seen
         when = f" (seen {timezone.localtime(at):%Y-%m-%d %H:%M})" if at else ""
         raise BadParams(

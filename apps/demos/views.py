@@ -14,10 +14,11 @@ from django_htmx.http import HttpResponseStopPolling
 from apps.demos import selectors, services
 from apps.demos.chart import demo_chart
 from apps.demos.models import DemoRun
-from apps.demos.ray_demos import DEMOS, get_demo, missing_extras
+from apps.demos.ray_demos import DEMOS, DemoSpec, get_demo, missing_extras
+from config.http import AuthenticatedHtmxHttpRequest
 
 
-def _spec_or_404(slug: str):
+def _spec_or_404(slug: str) -> DemoSpec:
     spec = get_demo(slug)
     if spec is None:
         raise Http404(f"No demo called {slug!r}.")
@@ -35,7 +36,9 @@ def index(request: HttpRequest) -> HttpResponse:
 
 def demo(request: HttpRequest, slug: str) -> HttpResponse:
     spec = _spec_or_404(slug)
-    values, errors, status = spec.defaults(), {}, 200
+    values: dict[str, object] = dict(spec.defaults())
+    errors: dict[str, str] = {}
+    status = 200
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
@@ -74,8 +77,16 @@ def _own_run(request: HttpRequest, pk: int) -> DemoRun:
         raise Http404("No such run.") from None
 
 
+def _spec_of(run: DemoRun) -> DemoSpec:
+    """The run's demo; a run of a demo the catalogue no longer has is shown as gone."""
+    spec = run.spec
+    if spec is None:
+        raise Http404(f"The demo of run {run.pk} ({run.demo}) is no longer offered.")
+    return spec
+
+
 @login_required
-def run(request: HttpRequest, pk: int) -> HttpResponse:
+def run(request: AuthenticatedHtmxHttpRequest, pk: int) -> HttpResponse:
     demo_run = _own_run(request, pk)
     if request.htmx:
         seen = request.GET.get("seq", "")
@@ -90,7 +101,7 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
             and request.GET.get("waiting", "") == demo_run.waiting
         ):
             return HttpResponse(status=204)  # nothing new: htmx keeps the current fragment
-    spec = demo_run.spec
+    spec = _spec_of(demo_run)
     points = selectors.run_points(demo_run)
     figures = (demo_run.summary or {}).get("figures")
     chart = demo_chart(
@@ -157,7 +168,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     if a.demo != b.demo:
         messages.error(request, "Only runs of the same demo can share a chart.")
         return redirect("demos:runs")
-    spec = a.spec
+    spec = _spec_of(a)
     # The second run keeps the first run's colour for each series, dashed.
     runs = [
         {"points": selectors.run_points(run), "prefix": f"run {run.pk}: ", "dashed": dashed}

@@ -74,8 +74,12 @@ class _Recorder:
     FLUSH_EVERY_S = 0.25
 
     def __init__(self, run: DemoRun):
-        self.run_id, self.spec, self.params = run.pk, run.spec, run.params
-        self.seq, self.buffer, self.last_flush = run.last_seq, [], 0.0
+        spec = run.spec
+        if spec is None:  # services.demo_run_create takes registered demos only
+            raise LookupError(f"demo {run.demo!r} is not in the catalogue")
+        self.run_id, self.spec, self.params = run.pk, spec, run.params
+        self.buffer: list[DemoPoint] = []
+        self.seq, self.last_flush = run.last_seq, 0.0
         self.cancelled_flag, self.last_cancel_check = False, 0.0
         self.database_away_since: float | None = None
         self.waiting_for = ""
@@ -308,11 +312,12 @@ def demo_run_execute(
 
 def _caused_by(exc: BaseException, kind: type) -> bool:
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, kind):
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, kind):
             return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
     return False
 
 
@@ -348,7 +353,9 @@ def demo_runs_reap(*, stale_after_s: int | None = None, queued_after_s: int | No
         hard_limit_s = run.hard_limit_s
         # Celery's hard limit kills the worker process, so only heartbeats that went on until
         # a few seconds short of that limit tell the two apart.
-        beat_for = (run.heartbeat_at - run.started_at).total_seconds() if run.started_at else 0
+        beat_for = 0.0
+        if run.started_at and run.heartbeat_at:  # a stale run has a heartbeat (the filter)
+            beat_for = (run.heartbeat_at - run.started_at).total_seconds()
         if hard_limit_s and beat_for >= hard_limit_s - 15:
             error = (
                 f"Stopped at the worker's hard time limit ({hard_limit_s} s): the demo "

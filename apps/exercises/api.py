@@ -28,8 +28,8 @@ def _listed(exercise: Exercise) -> dict:
         "slug": exercise.slug,
         "title": exercise.title,
         "deck": exercise.deck.slug,
-        "section": exercise.section.slug if exercise.section_id else None,
-        "revision": exercise.current.number,
+        "section": exercise.section.slug if exercise.section else None,
+        "revision": exercise.live_revision.number,
         "url": exercise.get_absolute_url(),
     }
 
@@ -54,7 +54,7 @@ class ExerciseDetail(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         exercise = selectors.exercise_detail(request.user, slug)
-        revision = exercise.current
+        revision = exercise.live_revision
         doc = {
             **_listed(exercise),
             "prompt": revision.prompt,
@@ -108,7 +108,7 @@ class SubmissionCreate(APIView):
                 {"detail": exc.message, "error": exc.message, "submission": exc.submission.pk},
                 status=status.HTTP_409_CONFLICT,
             )
-        submission.exercise, submission.revision = exercise, exercise.current
+        submission.exercise, submission.revision = exercise, exercise.live_revision
         return Response(
             SubmissionSerializer(submission).data,
             status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK,

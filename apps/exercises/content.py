@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from apps.decks.content import ContentError, DocReader, read_yaml
-from apps.exercises.sandbox import test_names
+from apps.exercises.grading import test_names
 
 FILE_KEYS = {"deck", "exercises"}
 EXERCISE_KEYS = {
@@ -178,14 +178,15 @@ _Dumper.add_representer(str, _block)
 
 def exercise_file_dump(doc: ExerciseFileDoc, fmt: str = "yaml") -> str:
     """The file a download holds; reading it back gives the same documents."""
-    data = {"deck": doc.deck, "exercises": []}
+    exercises = []
     for e in doc.exercises:
         item = asdict(e)
         ordered = {k: item[k] for k in (
             "slug", "title", "section", "cards", "source", "prompt", "starter", "examples",
             "tests", "reference", "wrong",
         ) if item[k] not in ("", [], None)}  # fmt: skip
-        data["exercises"].append(ordered)
+        exercises.append(ordered)
+    data = {"deck": doc.deck, "exercises": exercises}
     if fmt == "json":
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

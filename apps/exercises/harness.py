@@ -101,8 +101,7 @@ def assert_equal(got, want, *, name: str = "result"):
 
 def _checks_module() -> types.ModuleType:
     module = types.ModuleType("checks", "Helpers the exercises' tests compare results with.")
-    module.assert_close = assert_close
-    module.assert_equal = assert_equal
+    module.__dict__.update(assert_close=assert_close, assert_equal=assert_equal)
     return module
 
 
@@ -145,7 +144,7 @@ def _solution_frame(tb) -> tuple[int, str] | None:
     """The innermost frame in the learner's code: (line, source line)."""
     found = None
     for frame in traceback.extract_tb(tb):
-        if frame.filename == SOLUTION_FILE:
+        if frame.filename == SOLUTION_FILE and frame.lineno is not None:
             found = (frame.lineno, (frame.line or "").strip())
     return found
 

@@ -45,6 +45,11 @@ class Exercise(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    # Set for templates: the learner's practice state, when due (exercises.views.index, an
+    # ExerciseDue), and the newest revision (selectors.deck_exercises).
+    due: object
+    latest: ExerciseRevision | None
+
     class Meta:
         ordering = ["deck", "order", "id"]
 
@@ -57,6 +62,14 @@ class Exercise(models.Model):
     @property
     def is_live(self) -> bool:
         return self.current_id is not None and self.retired_at is None
+
+    @property
+    def live_revision(self) -> ExerciseRevision:
+        """The checked revision learners see, on an exercise from selectors.live_exercises
+        (which all have one)."""
+        if self.current is None:
+            raise LookupError(f"exercise {self.slug!r} has no checked revision")
+        return self.current
 
 
 class ExerciseRevision(models.Model):

@@ -17,7 +17,7 @@ from apps.decks.selectors import visible_decks
 from apps.exercises.content import ExerciseDoc, ExerciseFileDoc
 from apps.exercises.models import Exercise, ExerciseRevision, SandboxWorker, Submission
 from apps.study import scheduler
-from apps.study.practice import practice_states
+from apps.study.practice import PracticeState, practice_states
 from apps.study.selectors import cards_started
 
 KIND = "exercise"  # the practice kind study schedules exercises under
@@ -135,7 +135,7 @@ def sandbox_status(now: datetime | None = None) -> SandboxStatus:
 @dataclass
 class ExerciseDue:
     exercise: Exercise
-    state: object | None  # study's PracticeState, None for one never practised
+    state: PracticeState | None  # None for one never practised
     new: bool
 
 
@@ -147,16 +147,16 @@ def due_exercises(user, *, deck=None, now: datetime | None = None) -> list[Exerc
         return []
     now = now or timezone.now()
     end = scheduler.day_end(now, profile_for(user).zone)
-    exercises = live_exercises(user).prefetch_related(Prefetch("cards", Card.objects.only("id")))
+    live = live_exercises(user).prefetch_related(Prefetch("cards", Card.objects.only("id")))
     if deck is not None:
-        exercises = exercises.filter(deck=deck)
-    exercises = list(exercises)
+        live = live.filter(deck=deck)
+    exercises = list(live)
     states = practice_states(user=user, kind=KIND, keys=[e.slug for e in exercises])
     card_ids = {c.pk for e in exercises if e.slug not in states for c in e.cards.all()}
     started = cards_started(user, card_ids) if card_ids else set()
     due = [ExerciseDue(e, states[e.slug], False) for e in exercises
            if e.slug in states and states[e.slug].due_at < end]  # fmt: skip
-    due.sort(key=lambda d: d.state.due_at)
+    due.sort(key=lambda d: states[d.exercise.slug].due_at)
     new = [ExerciseDue(e, None, True) for e in exercises
            if e.slug not in states and any(c.pk in started for c in e.cards.all())]  # fmt: skip
     return due + new
@@ -243,8 +243,9 @@ def deck_exercise_file(deck) -> ExerciseFileDoc:
     """The deck's exercises as one file: each at the revision learners see."""
     exercises = Exercise.objects.filter(deck=deck, current__isnull=False, retired_at=None)
     exercises = exercises.select_related("current", "current__exercise").order_by("order", "id")
+    # current is never None here (the filter); the `if` says so to the type checker.
     return ExerciseFileDoc(deck=deck.slug, exercises=[revision_document(e.current)
-                                                      for e in exercises])  # fmt: skip
+                                                      for e in exercises if e.current])  # fmt: skip
 
 
 def import_batch(batch) -> list[ExerciseRevision]:

@@ -26,7 +26,8 @@ class ExerciseDetailSerializer(ExerciseListSerializer):
     prompt_html = serializers.CharField()
     starter = serializers.CharField(allow_blank=True)
     examples = serializers.CharField(allow_blank=True, help_text="The visible example tests.")
-    source = serializers.CharField()
+    # SerializerMetaclass takes declared fields off the class: this is no Field.source.
+    source = serializers.CharField()  # type: ignore[assignment]
     cards = ExerciseCardSerializer(many=True)
     limits = serializers.DictField(child=serializers.FloatField())
 

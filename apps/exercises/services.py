@@ -78,7 +78,7 @@ def submission_create(
         same = Submission.objects.filter(user=user, client_id=client_id).first()
         if same is not None:
             return same, False
-    if not exercise.is_live:
+    if not exercise.is_live or exercise.current_id is None:  # is_live implies it; mypy needs it
         raise NotFound(f"Exercise {exercise.slug!r} is not open to learners.")
     if mode not in Submission.Mode.values:
         raise CodeRefused(f"mode must be run or submit, got {mode!r}", field="mode")

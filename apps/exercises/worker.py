@@ -15,6 +15,7 @@ import os
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -22,7 +23,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from apps.exercises import sandbox
+from apps.exercises import grading, sandbox
 from apps.exercises.models import ExerciseRevision, SandboxWorker, Submission
 from apps.exercises.services import revision_make_current, revision_send, submission_send
 from apps.study.practice import practice_failed_since_due, practice_grade, practice_record
@@ -33,8 +34,8 @@ RevStatus = ExerciseRevision.Status
 MAX_ATTEMPTS = 2  # a submission whose worker died twice under it is failed, not tried again
 
 
-def limits() -> sandbox.Limits:
-    return sandbox.Limits(
+def limits() -> grading.Limits:
+    return grading.Limits(
         cpu_s=settings.EXERCISES_CPU_S,
         wall_s=settings.EXERCISES_WALL_S,
         memory_mb=settings.EXERCISES_MEMORY_MB,
@@ -49,7 +50,14 @@ def worker_name() -> str:
 
 # --- is there a sandbox? ----------------------------------------------------------------------
 
-_probe = {"at": None, "reason": None}
+
+@dataclass
+class _Probe:
+    at: float | None = None  # time.monotonic() of the last probe
+    reason: str | None = None  # its answer
+
+
+_probe = _Probe()
 _probe_lock = threading.Lock()
 REPROBE_FAILED_S = 60.0
 
@@ -58,11 +66,11 @@ def sandbox_reason(*, fresh: bool = False) -> str | None:
     """Why this process cannot run code in the sandbox (None: it can). Probed once per process;
     a failed probe is tried again after a minute (an operator may have fixed it)."""
     with _probe_lock:
-        at, reason = _probe["at"], _probe["reason"]
+        at, reason = _probe.at, _probe.reason
         stale = at is None or (reason is not None and time.monotonic() - at > REPROBE_FAILED_S)
         if fresh or stale:
             reason = sandbox.probe(bwrap=settings.EXERCISES_BWRAP)
-            _probe.update(at=time.monotonic(), reason=reason)
+            _probe.at, _probe.reason = time.monotonic(), reason
         return reason
 
 
@@ -86,13 +94,13 @@ def submission_claim(*, submission_id: int, worker: str) -> bool:
     )
 
 
-def _suites(submission: Submission) -> list[sandbox.Suite]:
+def _suites(submission: Submission) -> list[grading.Suite]:
     revision = submission.revision
     suites = []
     if revision.examples.strip():
-        suites.append(sandbox.Suite("examples", revision.examples, visible=True))
+        suites.append(grading.Suite("examples", revision.examples, visible=True))
     if submission.mode == Submission.Mode.SUBMIT:
-        suites.append(sandbox.Suite("hidden", revision.tests))
+        suites.append(grading.Suite("hidden", revision.tests))
     return suites
 
 
@@ -126,7 +134,7 @@ def _finish_error(submission: Submission, problem: str) -> None:
 
 
 @transaction.atomic
-def submission_finish(submission: Submission, outcome: sandbox.Outcome) -> str:
+def submission_finish(submission: Submission, outcome: grading.Outcome) -> str:
     """Store the outcome; a Submit's pass or failure is graded (study.practice: a clean pass
     Good, a pass after a failure since it fell due Hard, a failure Again). An "error" outcome
     (the sandbox itself failed) is stored and not graded."""
@@ -148,7 +156,7 @@ def submission_finish(submission: Submission, outcome: sandbox.Outcome) -> str:
         grade=grade,
         finished_at=timezone.now(),
     )
-    if updated and graded:
+    if updated and grade is not None:
         practice_record(
             user=submission.user, kind="exercise", key=submission.exercise.slug,
             ref=str(submission.pk), grade=grade,
@@ -159,7 +167,7 @@ def submission_finish(submission: Submission, outcome: sandbox.Outcome) -> str:
 # --- an author's revision ---------------------------------------------------------------------
 
 
-def _summary(outcome: sandbox.Outcome) -> dict:
+def _summary(outcome: grading.Outcome) -> dict:
     return {
         "status": outcome.status,
         "problem": outcome.problem,
@@ -184,8 +192,8 @@ def revision_check_run(*, revision_id: int, runner=None) -> str | None:
     run = runner or sandbox.run
     suites = []
     if revision.examples.strip():
-        suites.append(sandbox.Suite("examples", revision.examples, visible=True))
-    suites.append(sandbox.Suite("hidden", revision.tests, visible=True))
+        suites.append(grading.Suite("examples", revision.examples, visible=True))
+    suites.append(grading.Suite("hidden", revision.tests, visible=True))
     report: dict = {"problems": []}
     reason = sandbox_reason()
     try:

@@ -372,11 +372,14 @@ class _Pipe:
     def __init__(self):
         self.chunks: list[bytes] = []
 
-    def write(self, data) -> int:
+    def write(self, data: bytes) -> int:
         self.chunks.append(bytes(data))
         return len(data)
 
     def flush(self) -> None:
+        pass
+
+    def close(self) -> None:  # zipfile never closes a file it was handed; typeshed asks for it
         pass
 
     def drain(self) -> bytes:

@@ -81,7 +81,7 @@ def quiz_document(quiz: Quiz, attempt: Attempt | None) -> dict:
         "title": quiz.title,
         "kind": quiz.kind,
         "deck": quiz.deck.slug,
-        "section": quiz.section.slug if quiz.section_id else None,
+        "section": quiz.section.slug if quiz.section else None,
         "pass_mark": float(quiz.pass_mark),
         "time_limit_seconds": quiz.time_limit_seconds,
         "question_count": len(questions),

@@ -167,7 +167,7 @@ def question_review(question: Question, *, seed: int | None, result: dict, numbe
     else:
         picks = answer if isinstance(answer, dict) else {}
         key = key or {}
-        texts = {p.right_key: p.right_html for p in question.pairs.all()}
+        texts: dict[str | None, str] = {p.right_key: p.right_html for p in question.pairs.all()}
         shown["lefts"] = [
             {
                 "html": p.left_html,

@@ -79,7 +79,7 @@ class Quiz(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        if self.is_checkpoint and self.section_id:
+        if self.is_checkpoint and self.section is not None:
             section_url = reverse("decks:section", args=[self.deck.slug, self.section.slug])
             return f"{section_url}#quiz-{self.slug}"
         return reverse("quizzes:quiz", args=[self.slug])
@@ -217,7 +217,9 @@ class Question(models.Model):
             right = [c.key for c in choices if c.correct]
             # (An admin edit may leave a single question without a right choice: then nobody
             # can get it right, rather than the page failing.)
-            key = (right[0] if right else None) if self.kind == scoring.SINGLE else right
+            key: scoring.Answer = (
+                (right[0] if right else None) if self.kind == scoring.SINGLE else right
+            )
             return scoring.Question(
                 id=self.key,
                 kind=self.kind,

@@ -20,8 +20,9 @@ import math
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 SINGLE = "single"
 MULTI = "multi"
@@ -101,7 +102,7 @@ class QuizResult:
     def ratio(self) -> Fraction:
         return self.score / self.max_score if self.max_score else Fraction(0)
 
-    def passed(self, pass_mark: float) -> bool:
+    def passed(self, pass_mark: float | Decimal) -> bool:
         return self.ratio >= Fraction(str(pass_mark))
 
 
@@ -109,7 +110,7 @@ def is_unanswered(answer: Answer) -> bool:
     return answer is None or (isinstance(answer, (list, tuple, dict, str)) and not answer)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """A real, finite number (a boolean is not one, whatever Python says)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 

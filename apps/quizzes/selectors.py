@@ -68,7 +68,7 @@ def quiz_with_cards(quiz_id: int) -> Quiz:
     )
 
 
-def knowledge_checks(deck_id: int | None) -> QuerySet[Quiz]:
+def knowledge_checks(deck_id: int) -> QuerySet[Quiz]:
     return Quiz.objects.filter(deck_id=deck_id, kind=Quiz.Kind.KNOWLEDGE_CHECK)
 
 

@@ -6,6 +6,7 @@ Nothing before submission carries a field that knows what is right: options are 
 
 from rest_framework import serializers
 
+from apps.decks.models import Section
 from apps.quizzes.models import Question, Quiz
 from config.limits import NulFreeJSONField, StrictUUIDField
 
@@ -14,7 +15,9 @@ class QuizListSerializer(serializers.ModelSerializer):
     # Words, not an enum: an enum would collide in the schema with the question kinds' enum,
     # both fields being named "kind" as DESIGN.md has them.
     kind = serializers.CharField(help_text='"checkpoint" or "knowledge_check".')
-    section = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    section: serializers.SlugRelatedField[Section] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True
+    )
     question_count = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -36,7 +39,9 @@ class MatchItemSerializer(serializers.Serializer):
 
 class GivenSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="The number's name in the drill.")
-    label = serializers.CharField(
+    # The ignores here and on `source` below: SerializerMetaclass takes declared fields off the
+    # class, so they do not shadow Field's own attributes of those names as the stubs think.
+    label = serializers.CharField(  # type: ignore[assignment]
         allow_blank=True, help_text="What it is, in words (may be empty)."
     )
     value = serializers.FloatField(help_text="This attempt's value, as the prompt shows it.")
@@ -46,7 +51,9 @@ class GivenSerializer(serializers.Serializer):
 class EvidenceSerializer(serializers.Serializer):
     tool = serializers.CharField(help_text='What printed it, e.g. "ray status".')
     output = serializers.CharField(help_text="What the tool printed: show it in monospace.")
-    source = serializers.CharField(help_text="Where the output came from (a real run, named).")
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="Where the output came from (a real run, named)."
+    )
 
 
 class QuestionSerializer(serializers.Serializer):

@@ -61,7 +61,7 @@ def _check(quiz: Quiz, answers: Any, seed: int | None = None) -> list[scoring.Qu
 
 def _scored_fields(quiz: Quiz, questions: list[scoring.Question], answers: dict) -> dict[str, Any]:
     result = scoring.score_quiz(questions, answers)
-    numbers = {q.id: q.numbers for q in questions}
+    numbers = {q.id: q.numbers for q in questions if q.numbers}
     return {
         "score": rounded(result.score),
         "max_score": result.max_score,
@@ -75,7 +75,7 @@ def _scored_fields(quiz: Quiz, questions: list[scoring.Question], answers: dict)
                 "correct_answer": r.correct_answer,
                 "answer": answers.get(r.id),
                 # A sizing drill's numbers, so its worked solution outlives edits to its ranges.
-                **({"numbers": dict(numbers[r.id])} if numbers.get(r.id) else {}),
+                **({"numbers": dict(numbers[r.id])} if r.id in numbers else {}),
             }
             for r in result.questions
         ],

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -311,7 +311,7 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[*_`]", "", CLOZE_RE.sub(lambda m: m.group(2), text)).lower().split())
 
 
-def quiz_figures(deck: Mapping, quiz_files: list[Mapping], figures: TeachingFigures) -> None:
+def quiz_figures(deck: Mapping, quiz_files: Sequence[Mapping], figures: TeachingFigures) -> None:
     fronts = {_normal(str(n.get("front") or "")) for n in _notes(deck)}
     totals = dict.fromkeys(POSITION_STRATEGIES, 0.0)
     worst = dict.fromkeys(POSITION_STRATEGIES, (0.0, ""))
@@ -356,7 +356,7 @@ def quiz_figures(deck: Mapping, quiz_files: list[Mapping], figures: TeachingFigu
     figures.absolute_true, figures.absolute_false = (abs_true, n_true), (abs_false, n_false)
 
 
-def teaching_figures(deck: Mapping, quiz_files: list[Mapping]) -> TeachingFigures:
+def teaching_figures(deck: Mapping, quiz_files: Sequence[Mapping]) -> TeachingFigures:
     figures = TeachingFigures()
     card_figures(deck, figures)
     quiz_figures(deck, quiz_files, figures)
@@ -366,7 +366,7 @@ def teaching_figures(deck: Mapping, quiz_files: list[Mapping]) -> TeachingFigure
 # The blind reader ---------------------------------------------------------------------------
 
 
-def blind_packet(quiz_files: list[Mapping], *, seed: int = 0) -> dict[str, Any]:
+def blind_packet(quiz_files: Sequence[Mapping], *, seed: int = 0) -> dict[str, Any]:
     """Every scored question without its answers, explanations or cards, options shuffled, for
     a reader who has not seen the deck. Sizing drills get one fixed draw, written out."""
     from .drills import fill, sizing_drill
@@ -407,7 +407,9 @@ def blind_packet(quiz_files: list[Mapping], *, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def blind_scores(quiz_files: list[Mapping], answers: Mapping[str, Mapping[str, Any]], *, seed=0):
+def blind_scores(
+    quiz_files: Sequence[Mapping], answers: Mapping[str, Mapping[str, Any]], *, seed=0
+):
     """The blind reader's share of the points per quiz, scored as a quiz is scored. `answers` is
     {quiz slug: {question slug: answer}}, an answer written with the texts of the packet."""
     from .drills import sizing_drill

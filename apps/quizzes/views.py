@@ -98,7 +98,7 @@ def attempt_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return HttpResponseClientRedirect(attempt.get_absolute_url())
     quiz = attempt.quiz = selectors.quiz_detail(request.user, attempt.quiz.slug)  # prefetched
     answers = answers_from_form(list(quiz.questions.all()), request.POST)
-    context = {"attempt": attempt}
+    context: dict[str, object] = {"attempt": attempt}
     try:
         context["saved"] = services.attempt_save(attempt=attempt, answers=answers)
     except services.AttemptRejected as exc:
@@ -182,7 +182,7 @@ def checkpoint_check(request: HtmxHttpRequest, slug: str, key: str) -> HttpRespo
     answers = answers_from_form([question], request.POST)
     spec = question.scoring_question()
     problems = scoring.answer_problems([spec], answers)
-    context = {"quiz": question.quiz, "question": question}
+    context: dict[str, object] = {"quiz": question.quiz, "question": question}
     if problems:
         context["error"] = problems[0][1]
         context["shown"] = question_fields(question, seed=None, answer=answers.get(question.key))

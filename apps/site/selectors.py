@@ -157,8 +157,8 @@ def _mastery(user, now: datetime) -> list[SectionMastery]:
             deck=s.deck.title,
             title=s.title,
             cards=s.n,
-            learnt=counts.get(s.pk, {}).get("learnt", 0),
-            mature=counts.get(s.pk, {}).get("mature", 0),
+            learnt=counts[s.pk]["learnt"] if s.pk in counts else 0,
+            mature=counts[s.pk]["mature"] if s.pk in counts else 0,
             deck_id=s.deck_id,
         )
         for s in sections
@@ -298,9 +298,9 @@ def learning_path(user, decks: list[Deck]) -> dict[int, DeckPath]:
     )
     paths = {d.pk: DeckPath([], 0, 0, []) for d in decks}
     by_deck = {d.pk: d for d in decks}
-    for check in checks:
-        best = None if check.best is None else progress.percent(float(check.best) / check.best_max)
-        paths[check.deck_id].knowledge_checks.append((check, best))
+    for quiz in checks:
+        best = None if quiz.best is None else progress.percent(float(quiz.best) / quiz.best_max)
+        paths[quiz.deck_id].knowledge_checks.append((quiz, best))
     section_checks = {c.section_id: (c, b) for c, b in
                       ((c, b) for p in paths.values() for c, b in p.knowledge_checks)
                       if c.section_id}  # fmt: skip

@@ -8,12 +8,14 @@ from functools import lru_cache
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.template import loader
 from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
-from apps.charts.geometry import bar_chart, year_heatmap
+from apps.charts.bars import bar_chart
+from apps.charts.geometry import year_heatmap
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.exercises import selectors as exercise_selectors
@@ -28,7 +30,7 @@ from apps.study.services import section_read
 def home(request: HttpRequest) -> HttpResponse:
     # The guided path is the lesson's: a learner's own decks are on the study page.
     decks = list(deck_selectors.deck_list(request.user).filter(owner=None))
-    context = {"decks": decks}
+    context: dict[str, object] = {"decks": decks}
     if request.user.is_authenticated:
         context |= _study_state(request.user, decks)
     context["formulas"] = progress.FORMULAS
@@ -59,8 +61,8 @@ def study_index(request: HttpRequest) -> HttpResponse:
     decks = list(deck_selectors.deck_list(request.user))
     context = _study_state(request.user, decks)
     total = {
-        "due": sum(d.due["due"] for d in decks),
-        "new": sum(d.due["new"] for d in decks),
+        "due": sum(d.study["due"] for d in decks),
+        "new": sum(d.study["new"] for d in decks),
     }
     context |= {
         "decks": decks,
@@ -102,10 +104,13 @@ def stats(request: HttpRequest) -> HttpResponse:
     """Study's figures (heatmap, forecast, retention, mastery, leeches, calibration) beside each
     deck's readiness, which counts the quizzes' knowledge checks."""
     data = selectors.stats(request.user)
-    # Held-out calibration, and a refit asked for when one is due (an old fit without held-out
-    # parameters shows the defaults until then), from the same two queries.
-    calibration, fit_due = fitting.calibration_and_fit_due(request.user)
-    tasks.memory_fit_enqueue(request.user, due=fit_due)
+    # Held-out calibration (a big history's as the worker stored it), and the worker asked for
+    # a refit when one is due (an old fit without held-out parameters shows the defaults until
+    # then) or else for a fresh score when the stored one is stale.
+    shown = fitting.stats_calibration(request.user)
+    tasks.memory_fit_enqueue(request.user, due=shown.fit_due)
+    if shown.refresh:
+        tasks.calibration_refresh_enqueue(request.user)
     labels = [
         "today" if i == 0 else (data.today + timedelta(days=i)).strftime("%-d %b")
         for i in range(30)
@@ -127,7 +132,8 @@ def stats(request: HttpRequest) -> HttpResponse:
         "forecast_total": sum(data.forecast),
         "retention": retention,
         "busiest": max(data.per_day.values(), default=0),
-        "calibration": calibration,
+        "calibration": shown.calibration,
+        "calibration_shown": shown,
         "calibration_min": fitting.CALIBRATION_MIN_REVIEWS,
         "leeches": browse.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
@@ -149,7 +155,7 @@ def _missing_image() -> bytes:
     return out.getvalue()
 
 
-def _image_headers(response: HttpResponse) -> HttpResponse:
+def _image_headers(response: HttpResponseBase) -> HttpResponseBase:
     response["X-Content-Type-Options"] = "nosniff"
     # Opened on its own, the response is a picture and nothing else: no script, no embedding.
     response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
@@ -158,7 +164,7 @@ def _image_headers(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponseBase:
     """A deck's image, to whoever may see the deck (its owner only for a private deck; 404 for
     anyone else): always as the image type it was checked to be, never larger than the cap. A
     row whose file the storage lost answers 404 with a placeholder picture, so the card shows
@@ -171,10 +177,10 @@ def deck_media(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             raise OSError("larger than the cap")
         stored = media.file.open("rb")
     except OSError:
-        response = HttpResponse(_missing_image(), content_type="image/png", status=404)
-        return _image_headers(response)
-    response = FileResponse(stored, content_type=media.content_type, filename=media.name)
-    return _image_headers(response)
+        return _image_headers(HttpResponse(_missing_image(), content_type="image/png", status=404))
+    return _image_headers(
+        FileResponse(stored, content_type=media.content_type, filename=media.name)
+    )
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import profile_for
-from apps.study import browse, interview, scheduler, selectors, services
+from apps.study import browse, grading, interview, scheduler, selectors, services, sync
 from apps.study.forms import BrowseForm
 from apps.study.serializers import (
     BrowseCardSerializer,
@@ -78,27 +78,44 @@ class ReviewCreate(APIView):
         responses={
             201: ReviewSerializer,
             200: ReviewSerializer,
+            400: OpenApiResponse(
+                description="A bad grade or card, or reviewed_at out of bounds:"
+                ' {"reviewed_at": ["<the moment and the bound>"], "error": "..."}; nothing is'
+                " recorded.",
+            ),
             409: OpenApiResponse(
-                description="The card is not due, or is suspended; for_interview without an"
-                " interview date."
+                description="The card is not due (at reviewed_at, when given), or is suspended;"
+                " for_interview without an interview date; a client_id already used for another"
+                " card or grade.",
             ),
         },
         summary="Grade a due card (the same client_id again returns the first review, 200)",
+        description="A review made offline carries reviewed_at (and based_on): SM-2 is applied"
+        " at that moment. When the card was reviewed on another device that this one did not"
+        " know of, both reviews are kept, the card's state is the replay of its reviews in time"
+        ' order, and "conflict" names the card (null otherwise).',
     )
     def post(self, request: Request) -> Response:
         incoming = ReviewCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        card = selectors.visible_card(request.user, data["card"])
-        if card is None:
-            raise exceptions.ValidationError({"card": f"no card with id {data['card']}"})
-        log, created = interview.review_submit(
+        moment = None
+        if data.get("reviewed_at") is not None:
+            moment = sync.Moment(
+                at=data["reviewed_at"],
+                based_on=data.get("based_on"),
+                based_on_sent="based_on" in data,
+            )
+        # The card's id: the service looks it up among the cards the learner may see, with the
+        # lock on its state (one query for a card already studied).
+        log, created = grading.review_submit(
             user=request.user,
-            card=card,
+            card=data["card"],
             grade=data["grade"],
             client_id=data.get("client_id"),
             duration_ms=data.get("duration_ms"),
             for_interview=data["for_interview"],
+            moment=moment,
         )
         return Response(
             ReviewSerializer(log).data,
@@ -213,7 +230,7 @@ class CardSearch(APIView):
         form = BrowseForm(request.query_params)
         if not form.is_valid():
             raise exceptions.ValidationError(
-                {name: list(errors) for name, errors in form.errors.items()}
+                {name: [str(e) for e in errors] for name, errors in form.errors.items()}
             )
         page = browse.cards_search(request.user, **form.query())
         return Response(

@@ -75,11 +75,11 @@ def _state_filter(cards: QuerySet[Card], state: str, user) -> QuerySet[Card]:
         return cards.filter(active, reviewed, Q(mine__repetitions=0) | Q(mine__needs_redrill=True))
     if state == "due":
         end = scheduler.day_end(timezone.now(), profile_for(user).zone)
-        return cards.filter(active, reviewed, mine__due_at__lt=end)
+        return cards.filter(active, reviewed, Q(mine__due_at__lt=end))
     if state == "suspended":
-        return cards.filter(mine__suspended=True)
+        return cards.filter(Q(mine__suspended=True))
     if state == "leech":
-        return cards.filter(mine__leech=True)
+        return cards.filter(Q(mine__leech=True))
     raise ValueError(f"state must be one of {', '.join(STATES)}, got {state!r}")
 
 
@@ -111,7 +111,9 @@ def cards_search(
     schedule the browser lists and sorts by. Deck and section are slugs. Unsorted, cards come
     deck by deck in the order they were added; a sort puts cards without that value (new
     cards) last."""
-    cards = Card.objects.filter(deck__in=visible_decks(user)).annotate(
+    # The `mine` relation is the annotation's, which the filters below see through Q objects:
+    # django-stubs checks keyword lookups against Card's own fields only.
+    cards: QuerySet[Card] = Card.objects.filter(deck__in=visible_decks(user)).annotate(
         mine=FilteredRelation("states", condition=Q(states__user=user)),
         mine_id=F("mine__id"),
         mine_due_at=F("mine__due_at"),

@@ -24,11 +24,15 @@ from datetime import UTC, date, datetime
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 
-SENTINELS = {
-    "user": -987_654_301,
-    "deck": -987_654_302,
-    "start": datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC),
-    "end": datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC),
+SENTINEL_USER = -987_654_301
+SENTINEL_DECK = -987_654_302
+SENTINEL_START = datetime(1901, 1, 1, 1, 1, 1, 111_111, tzinfo=UTC)
+SENTINEL_END = datetime(1902, 2, 2, 2, 2, 2, 222_222, tzinfo=UTC)
+SENTINELS: dict[str, object] = {
+    "user": SENTINEL_USER,
+    "deck": SENTINEL_DECK,
+    "start": SENTINEL_START,
+    "end": SENTINEL_END,
 }
 # More, for a caller's `extra`: the learner's local day, and card ids (one a position).
 SENTINEL_DAY = date(1903, 3, 3)
@@ -60,9 +64,9 @@ def rows(
     if key not in cache:
         if len(cache) > 64:  # a bound: one entry per statement and set of limits in use
             cache.clear()
-        sentinel_deck = None if deck is None else SENTINELS["deck"]
+        sentinel_deck = None if deck is None else SENTINEL_DECK
         queryset = build(
-            SENTINELS["user"], sentinel_deck, SENTINELS["start"], SENTINELS["end"],
+            SENTINEL_USER, sentinel_deck, SENTINEL_START, SENTINEL_END,
             **{n: mark for n, (mark, _) in extra.items()},
         )  # fmt: skip
         compiler = queryset.query.get_compiler(using=DEFAULT_DB_ALIAS)

@@ -57,13 +57,15 @@ class BrowseForm(forms.Form):
 
     def error_text(self) -> str:
         """One sentence naming each refused parameter, e.g. "state: Select a valid choice."."""
-        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+        return "; ".join(
+            f"{name}: {' '.join(map(str, errors))}" for name, errors in self.errors.items()
+        )
 
 
 class ReviewForm(forms.Form):
     """A grade posted from the review page (its htmx fragment and the plain form alike), and
     the posts beside it (undo, suspend) that keep the session's count. It never refuses: what
-    is malformed becomes None (a grade stays as typed, so `interview.review_submit` refuses it
+    is malformed becomes None (a grade stays as typed, so `grading.review_submit` refuses it
     with the scheduler's own sentence), as the API's ReviewCreateSerializer hands over its
     validated data."""
 
@@ -154,10 +156,13 @@ class BulkForm(forms.Form):
     next = forms.CharField(required=False, max_length=2000)
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("action") == "reschedule" and data.get("days") is None:
             self.add_error("days", "say in how many days the cards are due (0: today)")
         return data
 
     def error_text(self) -> str:
-        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+        return "; ".join(
+            f"{name}: {' '.join(map(str, errors))}" for name, errors in self.errors.items()
+        )

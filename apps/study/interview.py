@@ -1,7 +1,8 @@
 """Interview mode, Django side: the learner's cards and stored FSRS memories loaded in a fixed
 number of queries and handed to the pure interview scheduler (`apps.study.planner`); its plan
-kept for the day (`StudyPlan`); the queue it serves (`study_queue`); plan-mode reviews; and the
-one definition of readiness that the plan page, home and the team pages show.
+kept for the day (`StudyPlan`); the queue it serves (`study_queue`); plan-mode reviews (in
+`apps.study.grading`, importable from here); and the one definition of readiness that the plan
+page, home and the team pages show.
 
 Interview mode is on while a learner has an interview date, today or later, and has not turned
 the mode off (`Profile.interview_mode`). Then the day's queue is the scheduler's choice: which
@@ -22,22 +23,25 @@ either kind, updates the card's FSRS memory in its own transaction (`services.me
 from __future__ import annotations
 
 import statistics
-import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, DateField, F, FloatField, Func, IntegerField, Q, Sum, Value
-from django.db.models.functions import Cast, Greatest, Power
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from apps.accounts.models import Profile, profile_for
 from apps.decks.models import Card, Deck, Section
-from apps.study import compiled_sql, planner, queue, scheduler, services
+from apps.study import compiled_sql, planner, queue, scheduler
+
+# Plan-mode grades live in grading; these names stay importable from here.
+from apps.study.grading import NoInterviewDate as NoInterviewDate
+from apps.study.grading import plan_review_record as plan_review_record
+from apps.study.grading import review_submit as review_submit
 from apps.study.memory import MemoryModel
-from apps.study.models import MEMORY_FIELDS, CardState, MemoryFit, ReviewLog, StudyPlan
+from apps.study.models import MemoryFit, ReviewLog, StudyPlan
 from apps.study.queue_sql import learner_states, new_cards
-from apps.study.scheduler import CardSchedule
+from apps.study.recall_sql import recall_sums
 from config.errors import NotFound
 
 DEFAULT_BUDGET_MINUTES = 20
@@ -52,10 +56,6 @@ LATER_DAYS = 7  # "what a date a week later would change"
 # the what-ifs' too), at most this many.
 MAX_NEW_LOOKED_AT = 20_000
 PLAN_VERSION = "2"  # a change of what a stored plan holds rebuilds every one
-
-
-class NoInterviewDate(services.StudyError):
-    status = 409
 
 
 class NoPlan(NotFound):
@@ -132,7 +132,7 @@ def interview_plan(user, now: datetime | None = None) -> InterviewPlan | None:
     now = now or timezone.now()
     profile = profile_for(user)
     today = scheduler.local_date(now, profile.zone)
-    if not interview_active(profile, today):
+    if not interview_active(profile, today) or profile.interview_date is None:  # (active: set)
         return None
     key = _key(profile, today)
     row = StudyPlan.objects.filter(user=user).first()
@@ -215,6 +215,7 @@ def _inputs(user, profile: Profile, now: datetime, today: date):
     durations = recent.order_by("-reviewed_at").values_list("duration_ms", flat=True)
     seconds = seconds_per_review(durations[:TIMED_LOOKBACK])
     per_day = min(planner.MAX_PER_DAY, reviews_per_day(budget, seconds))
+    assert profile.interview_date is not None  # built for an active plan only
     days_until = (profile.interview_date - today).days
     room = (per_day + reviews_per_day(MORE_MINUTES, seconds)) * (max(1, days_until) + LATER_DAYS)
     unseen = new_cards(user, None).filter(deck_id__in=decks, retired_at=None)
@@ -235,7 +236,7 @@ def _inputs(user, profile: Profile, now: datetime, today: date):
     items = []
     for card_id, s, d, day, due_at, section_id, _deck in states:
         due_day = (scheduler.local_date(due_at, zone) - today).days
-        if s is None:
+        if s is None or day is None:  # never reviewed (the memory's fields are set together)
             items.append(planner.Item(card_id, str(section_id), due_day=due_day))
         else:
             last = (day - today).days
@@ -321,145 +322,14 @@ def _build(user, profile: Profile, now: datetime, today: date, key: str) -> Stud
     return row
 
 
-def plan_review_record(
-    *,
-    user,
-    card: Card,
-    grade: int,
-    client_id: uuid.UUID | None = None,
-    duration_ms: int | None = None,
-    now: datetime | None = None,
-) -> tuple[ReviewLog, bool]:
-    """Grade a card the interview queue serves: a normal review when SM-2 lets it be graded
-    now, else a plan-mode review that logs the grade, updates the card's FSRS memory and leaves
-    its SM-2 schedule as it was. (log, created) as `services.review_record`; the same
-    client_id again replays the first log."""
-    profile = profile_for(user)
-    if profile.interview_date is None:
-        raise NoInterviewDate("no interview date is set; set one in your profile to plan for it")
-    grade = services.grade_check(grade)
-    now = now or timezone.now()
-    normal = {"user": user, "card": card, "grade": grade, "client_id": client_id,
-              "duration_ms": duration_ms, "now": now}  # fmt: skip
-    states = CardState.objects.filter(user=user, card=card)
-    due_at = states.values_list("due_at", flat=True).first()
-    if due_at is None or scheduler.is_due(CardSchedule(due_at=due_at), now, profile.zone):
-        return services.review_record(**normal)  # new, or due in SM-2: SM-2's own review
-    try:
-        with transaction.atomic():
-            model = services.learner_lock(user)  # as a grade: an undo sees this log whole
-            row = states.select_for_update().get()
-            if row.suspended:
-                raise services.CardSuspended(
-                    f"card {card.slug} is suspended; unsuspend it to review it"
-                )
-            if scheduler.is_due(row.schedule, now, profile.zone):
-                log = None  # made due since (an undo, a requeue): SM-2's own review, below
-            else:
-                schedule = row.schedule.as_json()
-                log = ReviewLog(
-                    user=user,
-                    card=card,
-                    grade=grade,
-                    kind=ReviewLog.Kind.PLAN,
-                    reviewed_at=now,
-                    duration_ms=duration_ms,
-                    state_before=schedule,
-                    state_after=schedule,
-                    client_id=client_id,
-                )
-                services.memory_review(row, log, grade, now, profile.zone, model)
-                CardState.objects.filter(pk=row.pk).update(
-                    **{name: getattr(row, name) for name in MEMORY_FIELDS}
-                )
-                log.save(force_insert=True)
-    except IntegrityError:
-        replayed = services._replay(user, client_id, card, grade)
-        if replayed is None:
-            raise
-        return replayed, False
-    if log is None:
-        return services.review_record(**normal)
-    return log, True
-
-
-def review_submit(
-    *,
-    user,
-    card: Card,
-    grade: object,
-    client_id: uuid.UUID | None = None,
-    duration_ms: int | None = None,
-    for_interview: bool = False,
-) -> tuple[ReviewLog, bool]:
-    """The one grade of a card, from the review page (ReviewForm) and the API (its serializer's
-    validated data) alike: a card the queue lists for the interview plan is graded by
-    `plan_review_record` (logged, its schedule kept if not due), any other by SM-2's
-    `services.review_record`. The grade is checked first, so a bad one is refused with the
-    scheduler's sentence before anything else is asked."""
-    grade = services.grade_check(grade)
-    record = plan_review_record if for_interview else services.review_record
-    return record(user=user, card=card, grade=grade, client_id=client_id, duration_ms=duration_ms)
-
-
 # --- readiness: the one definition the plan page, home and the team pages show ---------------
-
-
-class DaysSince(Func):
-    """Whole days from a date column to `day` (day - column), in SQL: PostgreSQL subtracts
-    dates, SQLite subtracts Julian day numbers."""
-
-    template = "(%(expressions)s)"
-    arg_joiner = " - "
-    output_field = IntegerField()
-
-    def __init__(self, day: date, column: str):
-        super().__init__(Value(day, output_field=DateField()), F(column))
-
-    def as_sqlite(self, compiler, connection, **extra):
-        return self.as_sql(
-            compiler, connection, template="CAST(julianday(%(expressions)s) AS INTEGER)",
-            arg_joiner=") - julianday(", **extra,
-        )  # fmt: skip
-
-
-def _recall_sums(days: dict[int, date], deck_id: int | None) -> dict[int, float]:
-    """Each learner's expected number of cards recalled on their `days` day, from the stored
-    memories (the FSRS curve in SQL, with their own decay), over the cards of `deck_id` or of
-    their queue's decks (the published ones and their own); suspended and retired cards left
-    out. Two queries, and one more for each other pair of day and decay among the learners."""
-    decay = dict.fromkeys(days, MemoryModel().decay)
-    fits = MemoryFit.objects.filter(user_id__in=list(days)).values_list("user_id", "parameters")
-    for uid, parameters in fits:
-        decay[uid] = MemoryModel(parameters or None).decay
-    groups: dict[tuple[date, float], list[int]] = {}
-    for uid, day in days.items():
-        groups.setdefault((day, decay[uid]), []).append(uid)
-    out = dict.fromkeys(days, 0.0)
-    for (day, d), uids in groups.items():
-        factor = 0.9 ** (-1 / d) - 1
-        elapsed = Greatest(DaysSince(day, "memory_day"), Value(0))
-        curve = Power(
-            Value(1.0) + Value(factor) * Cast(elapsed, FloatField()) / F("stability"),
-            Value(-d),
-        )
-        states = CardState.objects.filter(
-            user_id__in=uids, suspended=False, card__retired_at=None, stability__isnull=False
-        )
-        if deck_id is not None:
-            states = states.filter(deck_id=deck_id)
-        else:  # the decks of the learner's queue: the published ones and their own
-            states = states.filter(Q(deck__is_published=True) | Q(deck__owner_id=F("user_id")))
-        rows = states.order_by().values("user_id").annotate(total=Sum(curve))
-        out |= {row["user_id"]: float(row["total"] or 0.0) for row in rows}
-    return out
 
 
 def recall_now(user, ip: InterviewPlan) -> float:
     """The learner's predicted recall on the day if they study nothing more, from their cards'
     memories as they are now (it moves with each review): the plan page's and home's figure.
     Two queries."""
-    recalled = _recall_sums({user.pk: ip.interview_date}, None)[user.pk]
+    recalled = recall_sums({user.pk: ip.interview_date}, None)[user.pk]
     total = ip.summary.get("total") or 0
     return min(1.0, recalled / total) if total else 0.0
 
@@ -472,13 +342,13 @@ class Readiness:
 
 def interview_readiness(user_ids, *, deck_id: int, card_count: int) -> dict[int, Readiness]:
     """Each user's interview date and predicted recall on the day if they study nothing more:
-    the expected share of the deck's `card_count` cards recalled on the day (`_recall_sums`,
+    the expected share of the deck's `card_count` cards recalled on the day (`recall_sums`,
     the plan page's own figure over one deck). What the team dashboard, CSV and API show. One
     query without a date among them, three with."""
     ids = list(user_ids)
     dates = dict(Profile.objects.filter(user_id__in=ids).values_list("user_id", "interview_date"))
     planning = {uid: day for uid, day in dates.items() if day is not None}
-    sums = _recall_sums(planning, deck_id) if planning else {}
+    sums = recall_sums(planning, deck_id) if planning else {}
     out = {}
     for uid in ids:
         if uid not in planning:

@@ -22,12 +22,16 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, TypedDict
 from zoneinfo import ZoneInfo
 
 from django.db.models import Case, Count, FilteredRelation, Max, Q, When
 from django.db.models.functions import TruncDate
 
 from apps.decks.models import Card, Deck
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 from apps.study import progress
 from apps.study.models import CardState, ReviewLog
 
@@ -155,9 +159,13 @@ def streak(days: set[date], today: date) -> int:
     return streak
 
 
+class Learners(TypedDict):
+    learners: int  # how many of the given learners have learned the card
+
+
 def least_learned_cards(
     deck: Deck, *, user_ids: list[int], count: int, now: datetime
-) -> list[Card]:
+) -> list[WithAnnotations[Card, Learners]]:
     """The `count` cards of `deck` that the fewest of `user_ids` have learned, each with
     `learners` (how many of them have), in the deck's order among equals. One query."""
     # The learners' learned states are joined ON the condition, so the join touches only their

@@ -268,7 +268,7 @@ def calibration(
         memory = None
         for review, qualifies in history:
             day = local_day(review.at, zone)
-            if qualifies and review.at >= split:
+            if qualifies and review.at >= split and memory is not None:
                 p = model.recall(memory, day)
                 elapsed = (day - memory.day).days
                 test.append((review.at, p, review.recalled, elapsed / memory.stability))

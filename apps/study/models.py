@@ -67,22 +67,11 @@ class CardState(models.Model):
 
     @property
     def schedule(self) -> CardSchedule:
-        return CardSchedule(
-            repetitions=self.repetitions,
-            ease_factor=Decimal(self.ease_factor).quantize(scheduler.TWO_PLACES),
-            interval_days=self.interval_days,
-            due_at=self.due_at,
-            needs_redrill=self.needs_redrill,
-            redrill_anchor=self.redrill_anchor,
-            lapses=self.lapses,
-            last_grade=self.last_grade,
-            last_reviewed_at=self.last_reviewed_at,
-        )
+        return _schedule_of(self)
 
     def apply(self, schedule: CardSchedule) -> None:
         """Copy a scheduler result onto this row (unsaved)."""
-        for name in SCHEDULE_FIELDS:
-            setattr(self, name, getattr(schedule, name))
+        _apply(self, schedule)
 
     @property
     def memory(self) -> Memory | None:
@@ -114,8 +103,11 @@ MATURE_DAYS = 21
 
 
 class ReviewLog(models.Model):
-    """One grade given to one card, with the schedule before and after. Rows are never edited
-    except to mark them undone, so history, stats and undo all read the same record."""
+    """One grade given to one card, with the schedule before and after. Rows are edited only to
+    mark them undone, and when a review synced from a device lands before them in time (or an
+    undo takes out one before them): then each later row's state_before, state_after,
+    memory_before and kind are rewritten to the replay of the card's reviews in time order
+    (apps.study.sync), so every row still says what it did and undo restores the right state."""
 
     class Kind(models.TextChoices):
         NEW = "new", "first review of a new card"
@@ -141,6 +133,13 @@ class ReviewLog(models.Model):
     # The card's FSRS memory before this review, for undo: {} when it had none, null on a log
     # made before memories were stored (undo then works it out from the card's other reviews).
     memory_before = models.JSONField(null=True, blank=True)
+    # Synced from a device that had not seen another review of this card (made on another device
+    # meanwhile): both are kept and the card's state is their replay in time order. What the
+    # response's "conflict" says, on the first answer and on a repeat of its client_id.
+    conflict = models.BooleanField(default=False)
+    # Not stored: set on the log an undo returns, the card's state after the undo (None: new
+    # again); with later reviews of the card replayed, it is not this log's state_before.
+    restored: dict | None = None
 
     class Meta:
         constraints = [
@@ -199,9 +198,37 @@ class MemoryFit(models.Model):
         help_text="Where the held-out reviews begin; empty on a fit made before held-out fits.",
     )
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="A worker is fitting.")
+    # The stats page's calibration as the worker last computed it (apps.study.fitting): a big
+    # history is not replayed on every view. `calibration_reviews` empty: never computed.
+    calibration = models.JSONField(
+        null=True, blank=True, help_text="Bins and log losses; null = no review could be scored."
+    )
+    calibration_reviews = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Reviews the stored calibration was computed from."
+    )
+    calibrated_at = models.DateTimeField(null=True, blank=True)
+    # db_default: code from before this field (a rolling deploy) can still create rows.
+    calibration_key = models.CharField(
+        max_length=64,
+        blank=True,
+        db_default="",
+        help_text="What it scored: parameters, split, time zone.",
+    )
+    calibration_asked_at = models.DateTimeField(
+        null=True, blank=True, help_text="A page asked the worker for a fresh calibration."
+    )
 
     def __str__(self) -> str:
         return f"FSRS parameters of {self.user} ({self.reviews} reviews)"
+
+    def calibration_stale(self, *, reviews: int, key: str, tolerance: float) -> bool:
+        """Whether the stored calibration no longer stands for the learner's `reviews` scored
+        as `key` says: none stored, other parameters, split or time zone, or a count of reviews
+        that moved by `tolerance` (a share) or more since."""
+        if self.calibration_reviews is None or self.calibration_key != key:
+            return True
+        stored = self.calibration_reviews
+        return abs(reviews - stored) >= tolerance * max(1, stored)
 
 
 class StudyPlan(models.Model):
@@ -283,8 +310,33 @@ class PracticeState(models.Model):
     def __str__(self) -> str:
         return f"{self.user} / {self.kind} {self.key}: n={self.repetitions}"
 
-    schedule = CardState.schedule
-    apply = CardState.apply
+    @property
+    def schedule(self) -> CardSchedule:
+        return _schedule_of(self)
+
+    def apply(self, schedule: CardSchedule) -> None:
+        """Copy a scheduler result onto this row (unsaved)."""
+        _apply(self, schedule)
+
+
+def _schedule_of(row: CardState | PracticeState) -> CardSchedule:
+    """The SM-2 schedule a card's or a practice item's row holds (the same SCHEDULE_FIELDS)."""
+    return CardSchedule(
+        repetitions=row.repetitions,
+        ease_factor=Decimal(row.ease_factor).quantize(scheduler.TWO_PLACES),
+        interval_days=row.interval_days,
+        due_at=row.due_at,
+        needs_redrill=row.needs_redrill,
+        redrill_anchor=row.redrill_anchor,
+        lapses=row.lapses,
+        last_grade=row.last_grade,
+        last_reviewed_at=row.last_reviewed_at,
+    )
+
+
+def _apply(row: CardState | PracticeState, schedule: CardSchedule) -> None:
+    for name in SCHEDULE_FIELDS:
+        setattr(row, name, getattr(schedule, name))
 
 
 class PracticeLog(models.Model):

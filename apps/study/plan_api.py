@@ -89,6 +89,7 @@ class PlanSerializer(serializers.Serializer):
 def plan_data(user, ip: interview.InterviewPlan) -> dict:
     summary = ip.summary
     line = interview.today_line(user, ip=ip)
+    assert line is not None  # None only when there is no plan, and `ip` is one
     left = interview.study_queue(user)
     sections = interview.sections_of(summary["sections_now"])
     days = []

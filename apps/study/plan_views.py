@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from apps.accounts.models import profile_for
-from apps.charts.geometry import paired_bar_chart
+from apps.charts.bars import paired_bar_chart
 from apps.study import interview, scheduler, tasks
 from apps.study.models import ReviewLog
 
@@ -34,6 +34,7 @@ def _context(request) -> dict:
     if ip is None:
         return context
     line = interview.today_line(user, ip=ip)
+    assert line is not None  # None only when there is no plan, and `ip` is one
     tasks.memory_fit_enqueue(user)
     days = [ip.today + timedelta(days=d) for d in range(-PAST_DAYS, len(ip.summary["days"]))]
     start = scheduler.day_start(ip.built_at, profile.zone) - timedelta(days=PAST_DAYS)

@@ -276,17 +276,19 @@ def _chosen_queue(shape: _Shape, today, chosen: Chosen, *, size, avoid, note, no
     if avoid and len(left) > 1:
         left = [c for c in left if c != avoid] + [c for c in left if c == avoid]
     wanted = left if size is None else left[: size + (SIBLING_WINDOW if note and size else 0)]
-    by_state, by_card = {}, {}
+    # Plain values for the whole queue (size None), model rows for the review page.
+    by_state: dict[int, tuple[Card | QueueCard, CardState | QueueState]] = {}
+    by_card: dict[int, Card | QueueCard] = {}
     if size is None:  # every item, as plain values (what the API shows), compiled afresh
         states, cards = ChosenLists(shape.user, shape.deck, today).whole(wanted)
         for card_id, slug, front, back, deck_id, note, pk, *state in states:
-            card = QueueCard(card_id, slug, front, back, deck_id, note)
-            by_state[card_id] = (card, QueueState(pk, *state))
+            plain = QueueCard(card_id, slug, front, back, deck_id, note)
+            by_state[card_id] = (plain, QueueState(pk, *state))
         for row in cards if any(kinds[c] == "new" for c in wanted) else ():
             by_card[row[0]] = QueueCard(*row)
-    for kind, build, models in (
-        ("seen", lambda lists, ids: lists.states(ids), state_models),
-        ("new", lambda lists, ids: lists.new(ids), card_models),
+    for kind, build in (
+        ("seen", lambda lists, ids: lists.states(ids)),
+        ("new", lambda lists, ids: lists.new(ids)),
     ):
         ids = [c for c in wanted if (kinds[c] == "new") == (kind == "new")]
         if not ids or size is None:
@@ -297,11 +299,10 @@ def _chosen_queue(shape: _Shape, today, chosen: Chosen, *, size, avoid, note, no
             return build(lists, _ids_of(given))
 
         rows = _chosen_rows(("chosen", kind, len(ids)), shape, extra | marks, with_ids)
-        for model in models(rows):
-            if kind == "new":
-                by_card[model.pk] = model
-            else:
-                by_state[model.card_id] = (model.card, model)
+        if kind == "new":
+            by_card |= {card.pk: card for card in card_models(rows)}
+        else:
+            by_state |= {state.card_id: (state.card, state) for state in state_models(rows)}
     items = []
     for card_id in wanted:
         if card_id in by_state:
@@ -392,7 +393,7 @@ def _first(shape: _Shape, reviews_per_day: int, new_limit: int, target: int):
     done = {name: n or 0 for name, n in zip(names, row, strict=True)}  # a slice of 0: NULL
     new_left = max(0, new_limit - done["new_done"])
     reviews_left = max(0, reviews_per_day - done["reviews_done"])
-    wanted = {}
+    wanted: dict[str, int] = {}
     for kind, n in (
         ("redrill", done["redrill"]),
         ("due", min(done["due"], reviews_left)),

@@ -18,6 +18,7 @@ from django.db.models import (
     Exists,
     ExpressionWrapper,
     F,
+    Field,
     ForeignKey,
     IntegerField,
     Lookup,
@@ -28,6 +29,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.expressions import BaseExpression
 from django.db.models.functions import Cast, Coalesce
 
 from apps.decks.models import Card, Deck, Section
@@ -56,9 +58,9 @@ def learner_states(user, deck: Deck | None, *, probed: bool = False) -> QuerySet
         # `WHERE (SELECT retired_at IS NULL ...)`, a boolean, not `(SELECT retired_at) IS NULL`:
         # the planner guesses half the rows pass a boolean it cannot see into, and 0.5% an IS
         # NULL, and with 0.5% it read and sorted every due row instead of stopping at the limit.
-        in_use = ExpressionWrapper(Q(retired_at=None), output_field=BooleanField())
+        live = ExpressionWrapper(Q(retired_at=None), output_field=BooleanField())
         card = Card.all_objects.filter(pk=OuterRef("card_id")).order_by()
-        in_use = Subquery(card.annotate(in_use=in_use).values("in_use")[:1])
+        in_use = Subquery(card.annotate(in_use=live).values("in_use")[:1])
         states = CardState.objects.filter(in_use, user=user, suspended=False)
     else:
         states = CardState.objects.filter(user=user, suspended=False, card__retired_at=None)
@@ -87,9 +89,9 @@ def new_cards(user, deck: Deck | None, *, probed: bool = False) -> QuerySet[Card
         cursor = NewCardCursor.objects.filter(user=user, deck=deck).values("after_card_id")[:1]
         cards = cards.filter(deck=deck, id__gt=Coalesce(Subquery(cursor), Value(0)))
     else:
-        cursor = NewCardCursor.objects.filter(user=user, deck=OuterRef("deck_id"))
+        cursors = NewCardCursor.objects.filter(user=user, deck=OuterRef("deck_id"))
         cards = cards.filter(
-            id__gt=Coalesce(Subquery(cursor.values("after_card_id")[:1]), Value(0))
+            id__gt=Coalesce(Subquery(cursors.values("after_card_id")[:1]), Value(0))
         )
     if probed:
         state = Subquery(seen.values("pk")[:1])
@@ -236,8 +238,14 @@ class ChosenLists:
 
 
 # The state columns the API shows, with their model fields (a typed NULL for a new card's row).
+def _state_field(name: str) -> Field:
+    field = CardState._meta.get_field(name)
+    assert isinstance(field, Field)  # a plain column, not a relation
+    return field
+
+
 STATE_NULLS = {
-    name: CardState._meta.get_field(name)
+    name: _state_field(name)
     for name in ["repetitions", "ease_factor", "interval_days", "due_at", "needs_redrill", "lapses"]
 }
 
@@ -287,7 +295,9 @@ def whole_rows(
         "q_buried": no_count,
         **dict.fromkeys(lengths, no_count),
     }
-    day = {name: Value(None, output_field=column_field(name)) for name in new_columns}
+    day: dict[str, BaseExpression] = {
+        name: Value(None, output_field=column_field(name)) for name in new_columns
+    }
     day |= {
         "q_k": Value(9),
         "q_new_done": CountOf(lists.logs.filter(kind=ReviewLog.Kind.NEW).values("pk")),

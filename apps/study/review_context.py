@@ -52,7 +52,7 @@ def session_start(request, *, fresh: bool) -> datetime:
         request.session[SESSION_KEY] = {
             "since": since.isoformat(), "last": now.isoformat(), "scope": scope,
         }  # fmt: skip
-    return since
+    return since or now  # (never None here: a missing one was started above)
 
 
 def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
@@ -72,6 +72,7 @@ def _why(item: QueueItem, schedule: scheduler.CardSchedule, zone) -> str:
         )
     if item.kind == "redrill":
         return "Again today: you graded it below 3 earlier today, so it starts over (n = 0)."
+    assert schedule.due_at is not None  # a reviewed card's schedule has its due time
     due_day = scheduler.local_date(schedule.due_at, zone)
     days = schedule.interval_days
     plural = "s" if days != 1 else ""
@@ -109,7 +110,7 @@ def review_context(
     if done is None or item is None:
         summary = selectors.session_summary(request.user, since)
         done = summary.reviews
-    if item is None and summary.reviews:
+    if item is None and summary is not None and summary.reviews:  # (set when item is None)
         # The day's figures beside the session's, each labelled (one query, at the end only).
         today = selectors.session_summary(
             request.user, scheduler.day_start(to_study.now, to_study.zone)

@@ -23,7 +23,7 @@ Whether a card is due is a matter of days in the learner's time zone: `is_due` i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from decimal import ROUND_CEILING, Decimal
@@ -34,6 +34,8 @@ INITIAL_EASE = Decimal("2.50")
 MIN_EASE = Decimal("1.30")
 MAX_INTERVAL_DAYS = 36500
 TWO_PLACES = Decimal("0.01")
+# How far ahead of the server's clock a device's review moment may be (clocks drift).
+CLOCK_SKEW = timedelta(seconds=60)
 
 
 class GradeError(ValueError):
@@ -155,6 +157,71 @@ def review(state: CardSchedule, grade: int, now: datetime) -> CardSchedule:
     )
 
 
+def replay(
+    start: CardSchedule | None, reviews: Iterable[tuple[datetime, int | None]]
+) -> list[tuple[CardSchedule | None, CardSchedule]]:
+    """Each review's (state before, state after), the reviews taken in time order (a stable sort:
+    reviews at the same instant keep their given order) from `start` (None: a card never
+    reviewed, new at the first review's moment). A grade of None is a review logged that leaves
+    the schedule as it is (the interview's plan-mode review). No due check: this is how two
+    devices' reviews of one card are merged (Anki's rule), and how the rest of a card's history
+    is replayed when one review is taken out of it."""
+    steps: list[tuple[CardSchedule | None, CardSchedule]] = []
+    state = start
+    for at, grade in sorted(reviews, key=lambda step: step[0]):
+        current = state if state is not None else new_state(at)
+        after = current if grade is None else review(current, grade, at)
+        steps.append((state, after))
+        state = after
+    return steps
+
+
+def moment_refusal(
+    at: datetime,
+    now: datetime,
+    *,
+    hold_days: int,
+    based_on: datetime | None = None,
+    last_reviewed_at: datetime | None = None,
+    skew: timedelta = CLOCK_SKEW,
+) -> str | None:
+    """Why a review a device made at `at` cannot be taken now, or None when it can: in the
+    future by more than `skew`, older than `hold_days` days, before `based_on` (the last review
+    of the state the device graded from), or, when no `based_on` is given, before the card's
+    `last_reviewed_at`. The sentence says the moment and the bound."""
+    if at > now + skew:
+        return (
+            f"reviewed_at {_iso_s(at)} is in the future: the server's time is {_iso_s(now)} and a"
+            f" device's clock may be at most {int(skew.total_seconds())} seconds ahead; set the"
+            " device's clock right and sync again"
+        )
+    oldest = now - timedelta(days=hold_days)
+    if at < oldest:
+        return (
+            f"reviewed_at {_iso_s(at)} is older than {hold_days} days (the oldest moment taken now"
+            f" is {_iso_s(oldest)}); a device keeps reviews for {hold_days} days at most, so this"
+            " one cannot be synced"
+        )
+    if based_on is not None and at < based_on:
+        return (
+            f"reviewed_at {_iso_s(at)} is before based_on {_iso_s(based_on)}, the last review of"
+            " the state it was graded from; check the device's clock"
+        )
+    if based_on is None and last_reviewed_at is not None and at < last_reviewed_at:
+        return (
+            f"reviewed_at {_iso_s(at)} is before this card's last review at"
+            f" {_iso_s(last_reviewed_at)}; send based_on (the last_reviewed_at of the state the"
+            " device graded from) or check the device's clock"
+        )
+    return None
+
+
+def leech_reached(lapses_before: int, lapses_after: int, threshold: int) -> bool:
+    """True when a review's lapse brings the card to the leech threshold (0: leeches off), as
+    Anki tags a note "leech" on its 8th lapse by default."""
+    return threshold > 0 and lapses_before < threshold <= lapses_after
+
+
 def local_date(moment: datetime, tz: tzinfo) -> date:
     return moment.astimezone(tz).date()
 
@@ -214,6 +281,11 @@ def format_days(days: int) -> str:
 
 def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
+
+
+def _iso_s(moment: datetime) -> str:
+    """A moment to the second, in UTC, for sentences: 2026-12-01T09:30:00Z."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _parse(text: str | None) -> datetime | None:

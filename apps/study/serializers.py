@@ -1,8 +1,10 @@
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.study import scheduler
 from apps.study.scheduler import CardSchedule
+from apps.study.sync import conflict_message
 from config.limits import JSONBooleanField, StrictUUIDField
 
 
@@ -33,6 +35,19 @@ class ScheduleSerializer(serializers.Serializer):
     lapses = serializers.IntegerField()
 
 
+class MomentField(serializers.DateTimeField):
+    """An ISO 8601 moment with its UTC offset ("2026-12-01T09:30:00+01:00" or "...Z"): a moment
+    without one could be any of 24 hours."""
+
+    def to_internal_value(self, value):
+        parsed = parse_datetime(value.strip()) if isinstance(value, str) else None
+        if parsed is not None and parsed.tzinfo is None:
+            raise serializers.ValidationError(
+                f"{value!r} has no UTC offset; send it as e.g. 2026-12-01T09:30:00Z"
+            )
+        return super().to_internal_value(value)
+
+
 class ReviewCreateSerializer(serializers.Serializer):
     # Bounded like the columns: an id past 64 bits was a 500 once (tests/fuzz/test_found.py).
     card = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="Card id.")
@@ -51,6 +66,27 @@ class ReviewCreateSerializer(serializers.Serializer):
         help_text="A card the queue lists for your interview: if SM-2 has not made it due, the"
         ' review is logged (kind "plan") and its schedule stays as it was.',
     )
+    reviewed_at = MomentField(
+        required=False,
+        help_text="When you graded the card, for a review made offline and sent later (ISO 8601"
+        " with its offset); now if absent. Refused (400, naming the bound) when more than 60"
+        " seconds in the future, older than the days a device may hold reviews"
+        " (RAYDECK_OFFLINE_HOLD_DAYS, 7 by default), before based_on, or (without based_on)"
+        " before the card's last review. SM-2 (or the interview's memory update) is applied at"
+        " this moment, and the card must have been due then.",
+    )
+    based_on = MomentField(
+        required=False,
+        allow_null=True,
+        help_text="The last_reviewed_at of the card state you graded from (null: a card new to"
+        " you). When the server holds a later review of the card (made on another device), both"
+        ' are kept, the state is their replay in time order, and the response says "conflict".',
+    )
+
+
+class ConflictSerializer(serializers.Serializer):
+    card = serializers.IntegerField(help_text="The card reviewed on two devices.")
+    message = serializers.CharField()
 
 
 class ReviewSerializer(serializers.Serializer):
@@ -59,9 +95,18 @@ class ReviewSerializer(serializers.Serializer):
     grade = serializers.IntegerField()
     reviewed_at = serializers.DateTimeField()
     state = serializers.SerializerMethodField()
+    conflict = serializers.SerializerMethodField()
 
     def get_state(self, log) -> dict:
         return ScheduleSerializer(CardSchedule.from_json(log.state_after)).data
+
+    @extend_schema_field(ConflictSerializer(allow_null=True))
+    def get_conflict(self, log) -> dict | None:
+        """Set when the card was also reviewed on another device that this review's device did
+        not know of: both reviews are kept and the state is their replay in time order."""
+        if not log.conflict:
+            return None
+        return {"card": log.card_id, "message": conflict_message(log.card_id, log.card.slug)}
 
 
 class UndoSerializer(ReviewSerializer):
@@ -70,9 +115,10 @@ class UndoSerializer(ReviewSerializer):
 
     def get_restored(self, log) -> dict | None:
         """The card's state now that the review is undone; null when the card is new again."""
-        if log.state_before is None:
+        restored = log.restored if log.restored is not None else log.state_before
+        if restored is None:
             return None
-        return ScheduleSerializer(CardSchedule.from_json(log.state_before)).data
+        return ScheduleSerializer(CardSchedule.from_json(restored)).data
 
 
 class CardStateSerializer(ScheduleSerializer):
@@ -194,7 +240,8 @@ class BrowseCardSerializer(serializers.Serializer):
     tags = serializers.ListField(child=serializers.CharField())
     state = serializers.SerializerMethodField()
 
-    def get_state(self, card) -> BrowseStateSerializer(allow_null=True):
+    @extend_schema_field(BrowseStateSerializer(allow_null=True))
+    def get_state(self, card) -> dict | None:
         if card.mine_id is None:
             return None
         return {

@@ -1,4 +1,5 @@
-"""Writes of the study loop: recording and undoing reviews, suspending and requeueing cards.
+"""Writes of the study loop: recording and undoing reviews (apps.study.reviews, whose names
+are imported from here), suspending and requeueing cards, new cards for today, sections read.
 
 The one place a grade turns into a new schedule (through the pure `scheduler`), so the pages, the
 API and other apps all schedule the same way.
@@ -6,317 +7,45 @@ API and other apps all schedule the same way.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.study import scheduler
-from apps.study.memory import Memory, MemoryModel
-from apps.study.models import (
-    MEMORY_FIELDS,
-    SCHEDULE_FIELDS,
-    CardState,
-    MemoryFit,
-    NewCardCursor,
-    ReviewLog,
-    SectionProgress,
+from apps.study.memory import MemoryModel
+from apps.study.models import MEMORY_FIELDS, CardState, MemoryFit, ReviewLog, SectionProgress
+from apps.study.reviews import (  # the review loop's public names, re-exported
+    UNDO_DEPTH,
+    CardGone,
+    CardNotDue,
+    CardSuspended,
+    ClientIdReused,
+    NothingToUndo,
+    StudyError,
+    _replay,
+    deck_learners_lock,
+    grade_check,
+    learner_lock,
+    leech_reached,
+    log_made_leech,
+    memory_model,
+    memory_review,
+    review_record,
+    review_undo,
 )
-from apps.study.scheduler import CardSchedule
-from config.errors import ServiceError
 
-UNDO_DEPTH = 30
-
-
-class StudyError(ServiceError):
-    """A refused study action; `status` is the HTTP status, the message is fit to show."""
-
-    status = 400
-
-
-class CardNotDue(StudyError):
-    status = 409
-
-
-class CardSuspended(StudyError):
-    status = 409
-
-
-class NothingToUndo(StudyError):
-    status = 409
-
-
-class ClientIdReused(StudyError):
-    status = 409
-
-
-class CardGone(StudyError):
-    status = 404
-
-
-def grade_check(grade: object) -> int:
-    """The grade as an int 0..5, or a StudyError with the scheduler's sentence (the pure
-    scheduler's GradeError stops here, so pages and the API see one kind of refusal)."""
-    try:
-        return scheduler.check_grade(grade)
-    except scheduler.GradeError as exc:
-        raise StudyError(str(exc), field="grade") from None
-
-
-def leech_reached(lapses_before: int, lapses_after: int, threshold: int) -> bool:
-    """True when a review's lapse brings the card to the leech threshold (0: leeches off), as
-    Anki tags a note "leech" on its 8th lapse by default."""
-    return threshold > 0 and lapses_before < threshold <= lapses_after
-
-
-def log_made_leech(log: ReviewLog, threshold: int) -> bool:
-    """True when this review is the lapse that made its card a leech (the one the learner is
-    told about)."""
-    before = (log.state_before or {}).get("lapses", 0)
-    return leech_reached(before, log.state_after["lapses"], threshold)
-
-
-def _replay(user, client_id: uuid.UUID | None, card: Card, grade: int) -> ReviewLog | None:
-    if client_id is None:
-        return None
-    log = ReviewLog.objects.filter(user=user, client_id=client_id).first()
-    if log is not None and (log.card_id != card.pk or log.grade != grade):
-        raise ClientIdReused(
-            f"client_id {client_id} was already used to grade card {log.card_id} "
-            f"with {log.grade}; send a new client_id for a new review"
-        )
-    return log
-
-
-def review_record(
-    *,
-    user,
-    card: Card,
-    grade: int,
-    client_id: uuid.UUID | None = None,
-    duration_ms: int | None = None,
-    now: datetime | None = None,
-) -> tuple[ReviewLog, bool]:
-    """Grade `card` for `user` and return (log, created). The same client_id again returns the
-    first log with created=False and changes nothing, so a double click or a retry counts once.
-
-    Each attempt is one atomic transaction that locks the state row (SELECT ... FOR UPDATE on
-    PostgreSQL; SQLite serialises writers), so two concurrent grades of one card apply one after
-    the other and the second sees the first. (No outer transaction: a retry after a unique
-    violation needs a fresh one, and a savepoint per review would cost two round trips.)
-    """
-    grade = grade_check(grade)
-    if isinstance(client_id, str):
-        client_id = uuid.UUID(client_id)
-    # The happy path never looks for a replay: the (user, client_id) unique constraint catches a
-    # second use, and the log is looked up only when something failed.
-    for attempt in range(3):
-        try:
-            with transaction.atomic():
-                return _review_apply(user, card, grade, client_id, duration_ms, now)
-        except IntegrityError:
-            # This client_id was used, or a concurrent request created the state row: replay
-            # the first review, or try again (READ COMMITTED sees the other commit).
-            replayed = _replay(user, client_id, card, grade)
-            if replayed is not None:
-                return replayed, False
-            if not Card.all_objects.filter(pk=card.pk).exists():  # its deck was deleted
-                raise CardGone(
-                    f"card {card.slug} was deleted while it was graded; nothing was recorded"
-                ) from None
-            if attempt == 2:
-                raise
-        except StudyError:
-            # A retry that waited for the first request's lock finds the card no longer due.
-            replayed = _replay(user, client_id, card, grade)
-            if replayed is not None:
-                return replayed, False
-            raise
-    raise AssertionError("unreachable")
-
-
-def memory_model(user) -> MemoryModel:
-    """FSRS with the learner's own fitted parameters, or the defaults before a fit. One query."""
-    fit = MemoryFit.objects.filter(user=user).values_list("parameters", flat=True).first()
-    return MemoryModel(fit or None)
-
-
-def memory_review(
-    row: CardState, log: ReviewLog, grade: int, now: datetime, zone, model: MemoryModel | None
-) -> None:
-    """The FSRS memory a review leaves, onto the (unsaved) state row, and the memory before it
-    onto its (unsaved) log for undo: the one place a grade changes a card's memory, for SM-2's
-    reviews and the interview's alike. `model`: the learner's, as `learner_lock` read it (None:
-    read here, one query)."""
-    before = row.memory
-    log.memory_before = before.as_json() if before else {}
-    model = model or memory_model(log.user)
-    row.memory_apply(model.reviewed(before, grade, scheduler.local_date(now, zone)))
-
-
-def _state_update_and_log(row: CardState, log: ReviewLog) -> None:
-    """Save the locked row's new schedule and memory in place (the row is locked: nothing else
-    changed it meanwhile, so no re-read) and insert the review's log."""
-    fields = [*SCHEDULE_FIELDS, *MEMORY_FIELDS, "introduced_at", "leech"]
-    CardState.objects.filter(pk=row.pk).update(**{name: getattr(row, name) for name in fields})
-    log.save(force_insert=True)
-
-
-def learner_lock(user) -> MemoryModel:
-    """Serialise this learner's grades and undos until the transaction ends: an undo must see
-    every grade committed before it, and a grade the state an undo restored, or the undo restores
-    a state older than an acknowledged review (or deletes the state that review left). One row
-    lock on the learner (FOR NO KEY UPDATE on PostgreSQL, so rows that merely reference the user
-    are still inserted freely; SQLite serialises writers anyway).
-
-    Returns the learner's memory model (`memory_model`), read by the same statement: every grade
-    needs both, and one round trip fewer is a tenth of a grade's time (issue 30)."""
-    fit = MemoryFit.objects.filter(user=OuterRef("pk")).values("parameters")[:1]
-    users = get_user_model().objects.select_for_update(no_key=True, of=("self",))
-    rows = users.filter(pk=user.pk).annotate(fit=Subquery(fit)).values_list("pk", "fit")
-    found = [params for _, params in rows]
-    return MemoryModel(found[0] if found and found[0] else None)
-
-
-def deck_learners_lock(deck) -> None:
-    """learner_lock for every learner with a state or a review in `deck`, in id order (as two
-    such calls lock): what deleting the deck does first, so a grade or an undo in flight ends
-    before, and one that comes later finds its card gone."""
-    rows = Q(pk__in=CardState.objects.filter(deck=deck).values("user")) | Q(
-        pk__in=ReviewLog.objects.filter(card__deck=deck).values("user")
-    )
-    users = get_user_model().objects.filter(rows).order_by("pk").select_for_update(no_key=True)
-    list(users.values_list("pk"))
-
-
-def _review_apply(user, card, grade, client_id, duration_ms, now) -> tuple[ReviewLog, bool]:
-    model = learner_lock(user)
-    # Locked until the transaction ends (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises
-    # writers), so two grades of one card apply one after the other.
-    row = CardState.objects.select_for_update().filter(user=user, card=card).first()
-    now = now or timezone.now()
-    if row is None:
-        before, kind = None, ReviewLog.Kind.NEW
-        schedule = scheduler.new_state(now)
-        row = CardState(user=user, card=card, deck_id=card.deck_id)
-    else:
-        if row.suspended:
-            raise CardSuspended(f"card {card.slug} is suspended; unsuspend it to review it")
-        schedule = row.schedule
-        before = schedule.as_json()
-    profile = profile_for(user)
-    zone = profile.zone
-    if before is not None:
-        seen_today = row.last_reviewed_at and row.last_reviewed_at >= scheduler.day_start(now, zone)
-        if row.needs_redrill or seen_today:
-            kind = ReviewLog.Kind.REDRILL  # again today: not counted against the review limit
-        elif row.introduced_at is None:
-            kind = ReviewLog.Kind.NEW
-        else:
-            kind = ReviewLog.Kind.REVIEW
-    if not scheduler.is_due(schedule, now, zone):
-        due_day = scheduler.local_date(schedule.due_at, zone)
-        raise CardNotDue(
-            f"card {card.slug} is not due until {due_day:%Y-%m-%d}; "
-            "cram mode practises it without changing its schedule"
-        )
-    after = scheduler.review(schedule, grade, now)
-    row.apply(after)
-    if leech_reached(schedule.lapses, after.lapses, profile.leech_threshold):
-        row.leech = True
-    if row.introduced_at is None:
-        row.introduced_at = now
-    created = row.pk is None
-    log = ReviewLog(
-        user=user,
-        card=card,
-        grade=grade,
-        kind=kind,
-        reviewed_at=now,
-        duration_ms=duration_ms,
-        state_before=before,
-        state_after=after.as_json(),
-        client_id=client_id,
-    )
-    memory_review(row, log, grade, now, zone, model)
-    if created:
-        row.save()
-        _cursor_advance(user, card)
-        log.save(force_insert=True)
-    else:
-        _state_update_and_log(row, log)
-    return log, True
-
-
-def _cursor_advance(user, card: Card) -> None:
-    """Move the learner's new-card cursor past `card` when no unseen card of the deck lies
-    between the cursor and it (the usual case: new cards are taken in order)."""
-    NewCardCursor.objects.bulk_create(
-        [NewCardCursor(user=user, deck_id=card.deck_id)], ignore_conflicts=True
-    )
-    unseen = CardState.objects.filter(user=user, card=OuterRef("pk"))
-    gap = Card.objects.filter(
-        deck_id=card.deck_id, id__gt=OuterRef("after_card_id"), id__lt=card.pk
-    ).filter(~Exists(unseen))
-    NewCardCursor.objects.filter(user=user, deck_id=card.deck_id, after_card_id__lt=card.pk).filter(
-        ~Exists(gap)
-    ).update(after_card_id=card.pk)
-
-
-@transaction.atomic
-def review_undo(*, user, now: datetime | None = None) -> ReviewLog:
-    """Undo the user's latest review that is not undone yet, among their last 30, restoring the
-    card's schedule from before it. Returns the undone log."""
-    now = now or timezone.now()
-    learner_lock(user)  # a grade in flight commits first, so its log is the one undone
-    # Each log is claimed before its state is restored, so two undo presses at once undo two
-    # reviews, never one review twice: the one that loses the claim takes the next log.
-    for _ in range(UNDO_DEPTH):
-        recent = ReviewLog.objects.filter(user=user).order_by("-reviewed_at", "-id")[:UNDO_DEPTH]
-        log = next((log for log in recent if log.undone_at is None), None)
-        if log is None:
-            raise NothingToUndo(f"nothing to undo: undo reaches back {UNDO_DEPTH} reviews")
-        if ReviewLog.objects.filter(pk=log.pk, undone_at=None).update(undone_at=now):
-            break
-    else:
-        raise NothingToUndo("other undos are running; try again")
-    log.undone_at = now
-    row = CardState.objects.select_for_update().filter(user=user, card_id=log.card_id).first()
-    if row is None:
-        return log
-    row.memory_apply(_memory_before(user, log))
-    if log.state_before is None:
-        row.delete()  # the review made the card known; undone, it is new again
-        NewCardCursor.objects.filter(
-            user=user, deck_id=row.deck_id, after_card_id__gte=log.card_id
-        ).update(after_card_id=log.card_id - 1)
-        return log
-    row.apply(CardSchedule.from_json(log.state_before))
-    if row.leech and log_made_leech(log, profile_for(user).leech_threshold):
-        row.leech = False  # the undone review is the lapse that made it a leech
-    if log.kind == ReviewLog.Kind.NEW:
-        row.introduced_at = None
-    row.save()
-    return log
-
-
-def _memory_before(user, log: ReviewLog) -> Memory | None:
-    """The card's memory before an undone review: from its log, or (a log made before memories
-    were stored) worked out from the card's reviews still standing, the one replay left."""
-    if log.memory_before is not None:
-        return Memory.from_json(log.memory_before)
-    zone = profile_for(user).zone
-    standing = ReviewLog.objects.filter(user=user, card_id=log.card_id, undone_at=None)
-    history = standing.order_by("reviewed_at", "id").values_list("grade", "reviewed_at")
-    return memory_model(user).replayed(
-        (grade, scheduler.local_date(at, zone)) for grade, at in history
-    )
+__all__ = [
+    "UNDO_DEPTH", "CardGone", "CardNotDue", "CardSuspended", "ClientIdReused", "NothingToUndo",
+    "StudyError", "_replay", "deck_learners_lock", "grade_check", "learner_lock",
+    "leech_reached", "log_made_leech", "memory_model", "memory_review", "review_record",
+    "review_undo", "card_memories_fill", "card_suspend", "card_learners_requeue",
+    "cards_requeue", "new_cards_add", "MORE_NEW_CARDS_MAX", "section_read",
+    "checkpoint_answer_record",
+]  # fmt: skip
 
 
 def card_memories_fill(*, user_id: int, models: dict | None = None, zone=None) -> int:

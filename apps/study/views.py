@@ -18,7 +18,7 @@ from apps.accounts.models import profile_for
 from apps.decks.markdown import answer_text
 from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import visible_decks
-from apps.study import browse, bulk, interview, queue, scheduler, selectors, services
+from apps.study import browse, bulk, grading, queue, scheduler, selectors, services
 from apps.study import typed as typed_answers
 from apps.study.forms import (
     BrowseForm,
@@ -73,7 +73,7 @@ def review(request, deck_slug: str | None = None):
         # The card, not its id: the next card is kept off its note's siblings too.
         avoid, done = card, posted["done"]
         try:
-            log, created = interview.review_submit(
+            log, created = grading.review_submit(
                 user=request.user,
                 card=card,
                 grade=posted["grade"],
@@ -202,6 +202,7 @@ def cram(request, deck_slug: str):
     """Cram: go through any cards of a deck, in order or shuffled. Reads only; no schedule
     changes, no review logs."""
     deck = _deck(request.user, deck_slug)
+    assert deck is not None  # the URL names one
     cards = list(
         Card.objects.filter(deck=deck)
         .select_related("section")

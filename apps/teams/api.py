@@ -25,6 +25,7 @@ from apps.teams.serializers import (
     TeamProgressSerializer,
     TeamSerializer,
 )
+from config.http import signed_in_user
 
 
 def _share(value: float | None) -> float | None:
@@ -71,7 +72,9 @@ def progress_json(progress: selectors.TeamProgress, viewer_id: int, request: Req
                 "exercises_passed": round(avg.exercises_passed, 2),
             },
         },
-        "sections": [
+        "sections": []
+        if avg is None  # no deck, no sections
+        else [
             {
                 "slug": f.section.slug,
                 "title": f.section.title,
@@ -164,9 +167,10 @@ class TeamProgress(APIView):
         responses={200: TeamProgressSerializer, 404: OpenApiResponse(description="Not a member.")},
     )
     def get(self, request: Request, slug: str) -> Response:
-        membership = selectors.membership_for(request.user, slug)
-        progress = selectors.team_progress(membership.team, viewer_id=request.user.pk)
-        return Response(progress_json(progress, request.user.pk, request))
+        user = signed_in_user(request)
+        membership = selectors.membership_for(user, slug)
+        progress = selectors.team_progress(membership.team, viewer_id=user.pk)
+        return Response(progress_json(progress, user.pk, request))
 
 
 class InviteCreate(APIView):

@@ -99,6 +99,11 @@ class Invite(models.Model):
 
     objects = InviteQuerySet.as_manager()
 
+    # Set by the manage page (teams.views.manage) for its template: the absolute link to share,
+    # and whether it still admits anyone.
+    url: str
+    is_active: bool
+
     class Meta:
         ordering = ["-created_at", "-id"]
 

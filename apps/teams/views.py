@@ -9,7 +9,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -20,7 +20,7 @@ from apps.teams import selectors, services
 from apps.teams.forms import InviteForm, TeamDeleteForm, TeamForm
 from apps.teams.models import Invite, Membership
 from config import csv_safety
-from config.htmx import HtmxHttpRequest
+from config.http import AuthenticatedHtmxHttpRequest, AuthenticatedHttpRequest
 
 
 def owner_required(action: str):
@@ -30,7 +30,7 @@ def owner_required(action: str):
     def decorate(view):
         @login_required
         @wraps(view)
-        def wrapper(request: HttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
+        def wrapper(request: AuthenticatedHttpRequest, slug: str, *args, **kwargs) -> HttpResponse:
             membership = selectors.membership_for(request.user, slug)
             if not membership.is_owner:
                 message = f"Only an owner of {membership.team.name} can {action}."
@@ -44,7 +44,7 @@ def owner_required(action: str):
 
 
 @login_required
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = TeamForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -64,7 +64,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def dashboard(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+def dashboard(request: AuthenticatedHtmxHttpRequest, slug: str) -> HttpResponse:
     membership = selectors.membership_for(request.user, slug)
     progress = selectors.team_progress(membership.team, viewer_id=request.user.pk)
     visible = progress.visible_rows(request.user.pk)
@@ -109,7 +109,7 @@ def _percent(value: float | None) -> str:
 
 
 @login_required
-def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
+def export_csv(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """The dashboard's figures as CSV: one row per visible member, then the team average over
     every member (hidden ones included). Shares are whole percentages."""
     membership = selectors.membership_for(request.user, slug)
@@ -163,7 +163,7 @@ def export_csv(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @owner_required("manage its members and invites")
-def manage(request: HttpRequest, membership: Membership) -> HttpResponse:
+def manage(request: AuthenticatedHttpRequest, membership: Membership) -> HttpResponse:
     team = membership.team
     form = InviteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -191,7 +191,9 @@ def manage(request: HttpRequest, membership: Membership) -> HttpResponse:
 
 @owner_required("revoke invites")
 @require_POST
-def invite_revoke(request: HttpRequest, membership: Membership, invite_id: int) -> HttpResponse:
+def invite_revoke(
+    request: AuthenticatedHttpRequest, membership: Membership, invite_id: int
+) -> HttpResponse:
     slug = membership.team.slug
     invite = get_object_or_404(Invite, pk=invite_id, team=membership.team)
     services.invite_revoke(invite=invite, by=request.user)
@@ -201,7 +203,9 @@ def invite_revoke(request: HttpRequest, membership: Membership, invite_id: int) 
 
 @owner_required("remove members")
 @require_POST
-def member_remove(request: HttpRequest, membership: Membership, user_id: int) -> HttpResponse:
+def member_remove(
+    request: AuthenticatedHttpRequest, membership: Membership, user_id: int
+) -> HttpResponse:
     slug = membership.team.slug
     target = get_object_or_404(Membership, team=membership.team, user_id=user_id)
     services.member_remove(team=membership.team, by=request.user, user=target.user)
@@ -214,7 +218,9 @@ def member_remove(request: HttpRequest, membership: Membership, user_id: int) ->
 
 @owner_required("hand over ownership")
 @require_POST
-def ownership_transfer(request: HttpRequest, membership: Membership, user_id: int) -> HttpResponse:
+def ownership_transfer(
+    request: AuthenticatedHttpRequest, membership: Membership, user_id: int
+) -> HttpResponse:
     target = get_object_or_404(Membership, team=membership.team, user_id=user_id)
     services.ownership_transfer(team=membership.team, by=request.user, to=target.user)
     messages.success(request, f"{target.user.username} now owns {membership.team.name}.")
@@ -223,10 +229,10 @@ def ownership_transfer(request: HttpRequest, membership: Membership, user_id: in
 
 @owner_required("delete it")
 @require_POST
-def team_delete(request: HttpRequest, membership: Membership) -> HttpResponse:
+def team_delete(request: AuthenticatedHttpRequest, membership: Membership) -> HttpResponse:
     form = TeamDeleteForm(request.POST, team=membership.team)
     if not form.is_valid():
-        raise services.TeamError(form.errors["confirm"][0], field="confirm")
+        raise services.TeamError(str(form.errors["confirm"][0]), field="confirm")
     services.team_delete(team=membership.team, by=request.user)
     messages.success(request, f"{membership.team.name} was deleted.")
     return redirect("teams:index")
@@ -234,7 +240,7 @@ def team_delete(request: HttpRequest, membership: Membership) -> HttpResponse:
 
 @login_required
 @require_POST
-def leave(request: HttpRequest, slug: str) -> HttpResponse:
+def leave(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     membership = selectors.membership_for(request.user, slug)
     services.team_leave(team=membership.team, user=request.user)
     messages.success(request, f"You left {membership.team.name}.")
@@ -243,7 +249,7 @@ def leave(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def privacy(request: HttpRequest, slug: str) -> HttpResponse:
+def privacy(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     membership = selectors.membership_for(request.user, slug)
     hidden = request.POST.get("hidden") == "on"
     services.membership_set_hidden(team=membership.team, user=request.user, hidden=hidden)
@@ -255,7 +261,7 @@ def privacy(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def join(request: HttpRequest, token: str) -> HttpResponse:
+def join(request: AuthenticatedHttpRequest, token: str) -> HttpResponse:
     """The page an invite link opens: the team and a Join button (POST joins)."""
     invite = selectors.invite_for_token(token)
     refusal = None

@@ -8,7 +8,6 @@ import re
 
 import pytest
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from PIL import Image
@@ -20,6 +19,7 @@ from apps.decks.selectors import visible_decks
 from apps.study import queue
 from apps.study.models import CardState
 from apps.study.services import review_record
+from config.errors import ServiceError
 
 pytestmark = pytest.mark.django_db
 
@@ -96,8 +96,9 @@ def test_nobody_else_sees_a_private_deck_staff_included(client, alice, bob, staf
 
 
 def test_a_private_deck_is_never_published(alice, own):
-    with pytest.raises(ValidationError):
+    with pytest.raises(ServiceError) as exc:
         services.deck_update(deck=own, is_published=True)
+    assert exc.value.field == "is_published"
     own.refresh_from_db()
     assert not own.is_published
 
@@ -206,9 +207,10 @@ def test_a_rejected_suggestion_is_told_too(
 
 
 def test_a_suggestion_that_changes_nothing_and_says_nothing_is_refused(bob, ray_task):
-    with pytest.raises(ValidationError):
+    with pytest.raises(ServiceError) as exc:
         services.suggestion_file(user=bob, card=ray_task, front=ray_task.front,
                                  back=ray_task.back)  # fmt: skip
+    assert exc.value.field == "note"
     assert not EditSuggestion.objects.exists()
 
 

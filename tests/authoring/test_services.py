@@ -1,14 +1,13 @@
 """Edits keep progress; "changes the answer" requeues; every edit leaves a revision to restore."""
 
 import pytest
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from apps.authoring import services
 from apps.authoring.models import Revision
 from apps.decks.markdown import render_markdown
 from apps.study.models import CardState, ReviewLog
-from config.errors import Conflict
+from config.errors import Conflict, Forbidden, ServiceError
 
 pytestmark = pytest.mark.django_db
 QUERIES_FOR_AN_ANSWER_CHANGE = 11  # whatever the number of learners
@@ -98,15 +97,29 @@ def test_revision_diff_marks_words(staff, ray_task):
 
 
 def test_card_errors_name_the_field(staff, small_deck, ray_task):
-    with pytest.raises(ValidationError) as exc:
+    with pytest.raises(ServiceError) as exc:
         services.card_update(card=ray_task, author=staff, slug="ray-actor")
-    assert "already has a card 'ray-actor'" in exc.value.message_dict["slug"][0]
-    with pytest.raises(ValidationError) as exc:
+    assert exc.value.field == "slug"
+    assert "already has a card 'ray-actor'" in exc.value.message
+    with pytest.raises(ServiceError) as exc:
         services.card_update(card=ray_task, author=staff, front="  ")
-    assert exc.value.message_dict["front"] == ["front must not be empty"]
-    with pytest.raises(ValidationError):
+    assert (exc.value.status, exc.value.fields) == (400, {"front": "front must not be empty"})
+    with pytest.raises(ServiceError) as exc:
         services.card_create(deck=small_deck, author=staff, section="nope", slug="x", front="f",
                              back="b")  # fmt: skip
+    assert exc.value.field == "section"
+
+
+def test_a_refusal_of_several_fields_names_each(staff, small_deck):
+    """A card with neither slug nor front: each field is named with its own message, the
+    message names them all (the API answers each under its name, the form shows each)."""
+    with pytest.raises(ServiceError) as exc:
+        services.card_create(deck=small_deck, author=staff, section="ray-core", slug="",
+                             front="", back="b")  # fmt: skip
+    assert exc.value.fields == {"slug": "slug is required", "front": "front is required"}
+    assert exc.value.field == "slug"
+    assert exc.value.message == "slug is required; front is required"
+    assert exc.value.detail == {"slug": ["slug is required"], "front": ["front is required"]}
 
 
 def test_markdown_with_script_is_stored_but_rendered_safe(staff, ray_task):
@@ -151,8 +164,9 @@ def test_a_section_with_cards_is_not_deleted(small_deck):
 
 
 def test_only_staff_create_decks(dave, staff):
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(Forbidden) as exc:
         services.deck_create(user=dave, slug="new-deck", title="New")
+    assert (exc.value.status, exc.value.message) == (403, "Only staff may create decks.")
     deck = services.deck_create(user=staff, slug="new-deck", title="New")
     assert deck.is_published is False
 
@@ -174,6 +188,6 @@ def test_reimporting_the_export_after_a_delete_or_a_move_reports_nothing_changed
 def test_a_tag_with_a_comma_is_refused(staff, ray_task):
     """The card page and CSV both separate tags with commas: a tag "a,b" set through the API
     became two tags the next time anyone saved the card page untouched."""
-    with pytest.raises(ValidationError) as exc:
+    with pytest.raises(ServiceError) as exc:
         services.card_update(card=ray_task, author=staff, tags=["ray, core"])
-    assert exc.value.message_dict["tags"] == ["a tag cannot contain a comma: 'ray, core'"]
+    assert exc.value.fields == {"tags": "a tag cannot contain a comma: 'ray, core'"}

@@ -113,6 +113,20 @@ def test_polling_a_running_run_with_nothing_new_is_204(client, alice, django_ass
     assert response.status_code == 200 and 'hx-trigger="every 1s"' in response.content.decode()
 
 
+def test_a_run_of_a_demo_the_catalogue_dropped_is_gone_not_an_error(client, alice):
+    # A run outlives its demo when a release removes one: its page and the comparison with it
+    # say it is gone (404) instead of failing on the missing demo (a 500 before).
+    gone = DemoRun.objects.create(user=alice, demo="retired-demo", status=Status.SUCCEEDED)
+    other = DemoRun.objects.create(user=alice, demo="retired-demo", status=Status.SUCCEEDED)
+    client.force_login(alice)
+    response = client.get(gone.get_absolute_url())
+    assert response.status_code == 404
+    compare = client.get(reverse("demos:compare"), {"a": gone.pk, "b": other.pk})
+    assert compare.status_code == 404
+    listing = client.get(reverse("demos:runs"))
+    assert listing.status_code == 200 and "retired-demo" in listing.content.decode()
+
+
 def test_the_page_shows_the_run_started_before_its_first_point(client, alice):
     run = DemoRun.objects.create(user=alice, demo="rllib-ppo")
     client.force_login(alice)

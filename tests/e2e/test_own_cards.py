@@ -205,6 +205,10 @@ def test_the_browser_as_a_tool(person, alice, small_deck, live_server):
         expect(page.get_by_label("Sort by")).to_have_value("lapses")  # a Search keeps it
     expect(page).to_have_url(re.compile(r"sort=lapses"))
     rows = table.locator("tbody tr")
+    # The bulk bar stays on screen while she scrolls down the list to tick rows.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    expect(page.locator("#bulk-count")).to_be_in_viewport()
+    expect(page.locator("#bulk-suspend")).to_be_in_viewport()
     if page.size == "phone":
         rows.nth(0).locator("input[name=cards]").tap()
         rows.nth(1).locator("input[name=cards]").tap()

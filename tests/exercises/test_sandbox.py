@@ -6,13 +6,13 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from apps.exercises import sandbox
+from apps.exercises import grading, sandbox
 
 SUITES = [
-    sandbox.Suite("examples", "def test_a():\n    pass\n", visible=True),
-    sandbox.Suite("hidden", "def test_b():\n    pass\n\ndef test_c():\n    pass\n"),
+    grading.Suite("examples", "def test_a():\n    pass\n", visible=True),
+    grading.Suite("hidden", "def test_b():\n    pass\n\ndef test_c():\n    pass\n"),
 ]
-LIMITS = sandbox.Limits(cpu_s=1, wall_s=2)
+LIMITS = grading.Limits(cpu_s=1, wall_s=2)
 
 
 def lines(*events) -> bytes:
@@ -68,7 +68,7 @@ def test_a_complete_run_passes():
         ],
         {"event": "done"},
     )
-    out = sandbox.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=0)
+    out = grading.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=0)
     assert out.status == "passed" and [t.name for t in out.tests] == ["test_a", "test_b", "test_c"]
 
 
@@ -78,14 +78,14 @@ def test_a_run_killed_mid_test_names_the_test_and_fails_the_rest():
         {"event": "test", "name": "test_a", "suite": "examples", "passed": True},
         {"event": "test_start", "name": "test_b", "suite": "hidden"},
     )
-    out = sandbox.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=-9, stopped="wall")
+    out = grading.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=-9, stopped="wall")
     assert out.status == "failed" and "wall-clock" in out.problem
     assert out.tests[1].message.startswith("stopped in this test")
     assert out.tests[2].message.startswith("not run")
 
 
 def test_no_start_line_is_the_sandbox_failing_not_the_learner():
-    out = sandbox.outcome_parse(
+    out = grading.outcome_parse(
         b"",
         suites=SUITES,
         limits=LIMITS,
@@ -101,13 +101,13 @@ def test_a_forged_pass_for_a_test_nobody_wrote_is_ignored():
         {"event": "test", "name": "test_zzz", "suite": "hidden", "passed": True},
         {"event": "done"},
     )
-    out = sandbox.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=0)
+    out = grading.outcome_parse(events, suites=SUITES, limits=LIMITS, returncode=0)
     assert out.status == "failed" and all(not t.passed for t in out.tests)
 
 
 @given(st.binary(max_size=2000), st.integers(-64, 255), st.sampled_from(["", "wall", "output"]))
 def test_whatever_the_code_writes_every_test_is_listed_once(junk, code, stopped):
-    out = sandbox.outcome_parse(
+    out = grading.outcome_parse(
         lines({"event": "start"}) + junk,
         suites=SUITES,
         limits=LIMITS,
@@ -122,7 +122,7 @@ def test_whatever_the_code_writes_every_test_is_listed_once(junk, code, stopped)
 
 
 def test_output_is_kept_to_the_shown_size():
-    out = sandbox.outcome_parse(
+    out = grading.outcome_parse(
         lines({"event": "start"}),
         suites=SUITES,
         limits=LIMITS,

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import yaml
 
-from apps.exercises import sandbox
+from apps.exercises import grading, sandbox
 from apps.exercises.content import exercise_file_parse
 from tests.exercises.conftest import needs_bwrap
 
 FILE = Path(__file__).resolve().parents[2] / "fixtures" / "exercises" / "distributed-rl-on-ray.yaml"
 DECK = Path(__file__).resolve().parents[2] / "fixtures" / "decks" / "distributed-rl-on-ray.yaml"
-LIMITS = sandbox.Limits()  # what learners get: 5 s CPU, 10 s in all, 512 MB
+LIMITS = grading.Limits()  # what learners get: 5 s CPU, 10 s in all, 512 MB
 
 
 def shipped():
@@ -37,16 +37,16 @@ def test_the_file_is_valid_and_holds_fifteen_exercises_at_interview_depth():
     assert len(doc.exercises) >= 15
     for exercise in doc.exercises:
         assert exercise.source and exercise.cards and exercise.wrong, exercise.slug
-        assert len(sandbox.test_names(exercise.tests)) >= 3, f"{exercise.slug}: too few tests"
+        assert len(grading.test_names(exercise.tests)) >= 3, f"{exercise.slug}: too few tests"
 
 
 @needs_bwrap
 def test_every_reference_passes_and_every_wrong_solution_fails():
     jobs = []
     for exercise in shipped().exercises:
-        suites = [sandbox.Suite("hidden", exercise.tests, visible=True)]
+        suites = [grading.Suite("hidden", exercise.tests, visible=True)]
         if exercise.examples:
-            suites.insert(0, sandbox.Suite("examples", exercise.examples, visible=True))
+            suites.insert(0, grading.Suite("examples", exercise.examples, visible=True))
         jobs.append((exercise.slug, "reference", exercise.reference, suites))
         jobs += [(exercise.slug, w["mistake"], w["code"], suites) for w in exercise.wrong]
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from apps.quizzes import scoring
-from apps.quizzes.drills import DrillError, evaluate, fill, formula_parse, interval, sizing_drill
+from apps.quizzes.drills import fill, sizing_drill
+from apps.quizzes.formulas import DrillError, evaluate, formula_parse, interval
 
 X = [{"name": "x", "min": 2, "max": 8}]
 

@@ -54,7 +54,8 @@ def test_review_returns_201_with_the_design_body(as_alice, small_deck):
     )
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == {"id", "card", "grade", "reviewed_at", "state"}
+    assert set(body) == {"id", "card", "grade", "reviewed_at", "state", "conflict"}
+    assert body["conflict"] is None
     assert (body["card"], body["grade"]) == (task, 4)
     assert set(body["state"]) == {
         "repetitions", "ease_factor", "interval_days", "due_at", "needs_redrill", "lapses",
@@ -157,12 +158,12 @@ def test_review_post_query_count_is_constant(
         small_deck.cards.create(section=section, slug=f"x-{i}", order=50 + i, front="f", back="b")
     task = card_id(small_deck, "ray-task")
     as_alice.get("/api/study/queue/")  # the profile exists
-    # card lookup; a savepoint and its release (BEGIN/COMMIT outside tests); lock the learner
-    # (grades and undos of one learner serialise), lock the state row, insert state, insert log
-    # (a reused client_id is caught by the unique constraint, so no lookup first); a new card
-    # also moves the new-card cursor (insert-if-missing, conditional update). The learner's FSRS
-    # parameters come with the learner's lock (one query apart until issue 30: 10 then). The
-    # profile is cached on the user.
+    # a savepoint and its release (BEGIN/COMMIT outside tests); a look for the state (none), the
+    # card lookup; lock the learner (grades and undos of one learner serialise), insert state,
+    # insert log (a reused client_id is caught by the unique constraint, so no lookup first); a
+    # new card also moves the new-card cursor (insert-if-missing, conditional update). The
+    # learner's FSRS parameters come with the learner's lock (one query apart until issue 30: 10
+    # then). The profile is cached on the user.
     with django_assert_num_queries(9):
         response = as_alice.post(
             "/api/reviews/", {"card": task, "grade": 4, "client_id": str(uuid.uuid4())}
@@ -171,10 +172,11 @@ def test_review_post_query_count_is_constant(
     review_record(user=alice, card=small_deck.cards.get(slug="ray-actor"), grade=5,
                   now=timezone.now() - timedelta(days=2))  # fmt: skip
     actor = card_id(small_deck, "ray-actor")
-    # a due card: no cursor work, the state row updated instead of inserted, then the log's
-    # insert (on PostgreSQL these were one hand-written statement until issue 18: 5 then), and
-    # the learner's FSRS parameters came apart until issue 30 (8 then): with the lock now
-    with django_assert_num_queries(7):
+    # a due card: a savepoint, one statement that locks the learner and the state row and reads
+    # the state, the card (among those alice may see) and her FSRS parameters, the state's
+    # update, the log's insert, the release (7 until issue 32: the card and the state came
+    # apart)
+    with django_assert_num_queries(5):
         response = as_alice.post("/api/reviews/", {"card": actor, "grade": 4})
     assert response.status_code == 201
 

@@ -284,9 +284,10 @@ def test_the_stats_page_says_which_model_it_scored_on_how_many_reviews_since_whe
 def test_calibration_is_two_queries_and_the_stats_page_costs_no_more_for_a_fit(
     client, alice, small_deck, django_assert_num_queries
 ):
-    """Two queries (the fit row, the reviews) for the calibration and whether a refit is due,
-    as the page had for the calibration alone; whatever the fit row says and the number of
-    reviews."""
+    """Two queries (the fit row, the reviews) for the calibration and whether a refit is due;
+    the stats page of a small history (scored on each view) has the count of reviews besides,
+    whatever the fit row says and the number of reviews. (A big history's page:
+    tests/study/test_calibration_stored.py.)"""
     _history(alice, small_deck, cards=20)
     client.force_login(alice)
     counts = [queries_of_get(client, STATS)]
@@ -298,11 +299,10 @@ def test_calibration_is_two_queries_and_the_stats_page_costs_no_more_for_a_fit(
         holdout_parameters=HELD, holdout_split_at=memory.holdout_split(_reviews(alice))
     )
     counts.append(queries_of_get(client, STATS))
-    # session, user, profile; selectors.stats' 7 (pinned in test_pages); the fit row and the
-    # reviews (calibration, and whether a refit is due: the same 2 the calibration alone had
-    # before held-out fits); the leeches; the code exercises (none here). Asking for a refit is
-    # on_commit, no query.
-    assert counts == [14] * 4, counts
+    # session, user, profile; selectors.stats' 7 (pinned in test_pages); the fit row, the count
+    # of reviews (inline or stored, and whether a refit is due) and the reviews; the leeches;
+    # the code exercises (none here). Asking for a refit is on_commit, no query.
+    assert counts == [15] * 4, counts
     with django_assert_num_queries(2):
         cal, _ = fitting.calibration_and_fit_due(alice)
     assert cal.model == "holdout"

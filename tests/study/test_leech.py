@@ -142,5 +142,5 @@ def test_an_api_client_sees_the_leech_in_the_cards_state(api_client, alice, smal
     assert api_client.get(state).json()["leech"] is False
     review = api_client.post("/api/reviews/", {"card": card.pk, "grade": 1}, format="json")
     assert review.status_code == 201
-    assert set(review.json()) == {"id", "card", "grade", "reviewed_at", "state"}
+    assert set(review.json()) == {"id", "card", "grade", "reviewed_at", "state", "conflict"}
     assert api_client.get(state).json()["leech"] is True

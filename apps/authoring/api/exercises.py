@@ -37,7 +37,8 @@ class ExerciseDocumentSerializer(serializers.Serializer):
     title = serializers.CharField()
     section = serializers.CharField(required=False, allow_blank=True)
     cards = serializers.ListField(child=serializers.CharField())
-    source = serializers.CharField()
+    # The stubs see Field.source (str | None) redefined; DRF's metaclass takes it as a field.
+    source = serializers.CharField()  # type: ignore[assignment]
     prompt = serializers.CharField()
     starter = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     examples = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
@@ -135,7 +136,7 @@ class ExerciseAuthorDetail(AuthorView, APIView):
         revisions = list(exercise.revisions.order_by("-number"))
         body = {
             "document": vars(exercise_selectors.revision_document(revisions[0])),
-            "live_revision": exercise.current.number if exercise.current_id else None,
+            "live_revision": exercise.current.number if exercise.current else None,
             "revisions": revisions,
         }
         return Response(ExerciseAuthorSerializer(body).data)

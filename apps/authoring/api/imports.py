@@ -1,6 +1,5 @@
 """Import (inline, or as a worker's job), export, and the Markdown preview."""
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -76,8 +75,6 @@ class DeckImport(AuthorView, APIView):
             )  # fmt: skip
         except ContentError as exc:
             raise ValidationError({"file": f"Nothing was imported. {exc}"}) from None
-        except DjangoValidationError as exc:
-            raise ValidationError({"file": " ".join(exc.messages)}) from None
         out = ImportResultSerializer(
             services.import_result_data(result, dry_run=dry_run, notes=doc.notes)
         )

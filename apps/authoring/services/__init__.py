@@ -2,9 +2,10 @@
 questions and demos), quizzes, questions, revisions and restore, imports. The author pages and
 the author API call the same function for each edit; it is atomic and validates what it is given.
 
-Refusals: django's ValidationError with a message per field that a person can act on (pages show
-it next to the field, the API answers 400 through config.api.exception_handler), or a
-config.errors.ServiceError subclass with its status (a delete the state forbids is a Conflict).
+Refusals: config.errors.ServiceError, with a message a person can act on and the field (or
+`fields`) at fault; pages show it next to the field, the API answers 400 through
+config.api.exception_handler. A subclass says another status: Forbidden (403) for who may not,
+Conflict (409) for what the state forbids (a delete while learners have progress).
 """
 
 from apps.authoring.services.cards import (

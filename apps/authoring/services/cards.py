@@ -8,7 +8,6 @@ card, one that removes an index retires that card (its learners' history is kept
 
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
@@ -32,6 +31,7 @@ from apps.decks.content import KINDS, CardDoc, cards_retire, note_check
 from apps.decks.markdown import ClozeError
 from apps.decks.models import Card, Deck, Section
 from apps.study.services import card_learners_requeue
+from config.errors import ServiceError
 
 # The card's own source (paper or docs page) is `card_source` here: `source` says where an
 # edit came from (editor, API, import...), as it does on a Revision.
@@ -41,7 +41,8 @@ CARD_FIELDS = (
 
 
 def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[str, Any]:
-    """Normalised card fields (text stripped, like the file loader) or a ValidationError."""
+    """Normalised card fields (text stripped, like the file loader), or a ServiceError naming
+    every field at fault."""
     clean: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for key in ("front", "back", "why", "card_source"):
@@ -64,13 +65,13 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
     if "tags" in fields:
         try:
             clean["tags"] = tags_clean(fields["tags"])
-        except ValidationError as exc:
-            errors.update(exc.message_dict)
+        except ServiceError as exc:
+            errors.update(exc.fields)
     if "slug" in fields:
         try:
             clean["slug"] = slug_check("slug", fields["slug"])
-        except ValidationError as exc:
-            errors.update({k: v[0] for k, v in exc.message_dict.items()})
+        except ServiceError as exc:
+            errors.update(exc.fields)
         else:
             taken = Card.all_objects.filter(deck=deck, slug=clean["slug"])
             if card is not None:
@@ -85,7 +86,7 @@ def _card_clean(deck: Deck, fields: dict[str, Any], card: Card | None) -> dict[s
             errors["section"] = f"section {fields['section']!r} is not in deck {deck.slug!r}"
         clean["section"] = section
     if errors:
-        raise ValidationError(errors)
+        raise ServiceError(fields=errors)
     return clean
 
 
@@ -100,16 +101,16 @@ def _next_order(section: Section) -> int:
 
 
 def _note_cards(deck: Deck, clean: dict[str, Any], siblings: list[Card]) -> list[tuple[str, int]]:
-    """The (slug, ordinal) of each card the note makes, or a ValidationError: bad cloze markup,
+    """The (slug, ordinal) of each card the note makes, or a ServiceError: bad cloze markup,
     a missing back, or a made slug another note's card already has."""
     doc = CardDoc(slug=clean["slug"], kind=clean["kind"], front=clean["front"],
                   back=clean["back"])  # fmt: skip
     try:
         made = note_check(doc)
     except ClozeError as exc:
-        raise ValidationError({"front": f"card {doc.slug!r}: {exc}"}) from None
+        raise ServiceError(f"card {doc.slug!r}: {exc}", field="front") from None
     except ValueError as exc:
-        raise ValidationError({"back": f"card {doc.slug!r}: back must not be empty"}) from exc
+        raise ServiceError(f"card {doc.slug!r}: back must not be empty", field="back") from exc
     if doc.kind == Card.Kind.BASIC:
         return made  # _card_clean checked the slug
     taken = (
@@ -119,7 +120,7 @@ def _note_cards(deck: Deck, clean: dict[str, Any], siblings: list[Card]) -> list
         .first()
     )
     if taken is not None:
-        raise ValidationError({"slug": f"deck {deck.slug!r} already has a card {taken!r}"})
+        raise ServiceError(f"deck {deck.slug!r} already has a card {taken!r}", field="slug")
     return made
 
 
@@ -133,7 +134,7 @@ def card_create(
     if fields.get("kind", "basic") != Card.Kind.CLOZE and not fields.get("back"):
         missing.append("back")
     if missing:
-        raise ValidationError({k: f"{k} is required" for k in missing})
+        raise ServiceError(fields={k: f"{k} is required" for k in missing})
     defaults = {"why": "", "tags": [], "kind": Card.Kind.BASIC, "card_source": "", "back": "",
                 "type_answer": False}  # fmt: skip
     clean = _card_clean(deck, {**defaults, **fields}, None)
@@ -176,17 +177,17 @@ def card_update(
     removed), or None when nothing changed."""
     unknown = set(fields) - set(CARD_FIELDS)
     if unknown:
-        raise ValidationError({sorted(unknown)[0]: "not a card field"})
+        raise ServiceError("not a card field", field=sorted(unknown)[0])
     if fields.get("slug") == card.slug:
         fields["slug"] = card.note_slug or card.slug  # the card's own slug: the note keeps its
     clean = _card_clean(card.deck, fields, card)
     if clean.get("kind", card.kind) != card.kind:
-        raise ValidationError(
-            {"kind": f"card {card.slug!r} is a {card.kind} card; its kind is set when it is"
-                     " created (create a new card of the other kind)"}
+        raise ServiceError(
+            f"card {card.slug!r} is a {card.kind} card; its kind is set when it is created"
+            " (create a new card of the other kind)", field="kind",
         )  # fmt: skip
     if card.kind != Card.Kind.CLOZE and "back" in clean and not clean["back"]:
-        raise ValidationError({"back": "back must not be empty"})
+        raise ServiceError("back must not be empty", field="back")
     siblings = note_siblings(card)
     before = card_data(card)
     after = {**before, **{k: v for k, v in clean.items() if k != "section"}}

@@ -1,11 +1,11 @@
 """Cleaning shared by every author write: text as stored, tags, slugs, and a row's place among
-its siblings (moving it one place, closing the gap it leaves). Each cleaning raises django's
-ValidationError naming the field."""
+its siblings (moving it one place, closing the gap it leaves). Each cleaning refuses with a
+ServiceError naming the field."""
 
-from django.core.exceptions import ValidationError
 from django.db.models import F, Max, Q
 
 from apps.decks.content import SLUG_RE, SLUG_RULE
+from config.errors import ServiceError
 
 
 def text_clean(value) -> str:
@@ -18,19 +18,19 @@ def tags_clean(value) -> list[str]:
     if isinstance(value, str):
         value = value.split(",")
     if not isinstance(value, (list, tuple)) or not all(isinstance(t, str) for t in value):
-        raise ValidationError({"tags": "tags must be a list of words, or words separated by ,"})
+        raise ServiceError("tags must be a list of words, or words separated by ,", field="tags")
     comma = next((t for t in value if "," in t), None)
     if comma is not None:
-        raise ValidationError({"tags": f"a tag cannot contain a comma: {comma!r}"})
+        raise ServiceError(f"a tag cannot contain a comma: {comma!r}", field="tags")
     return list(dict.fromkeys(t.strip() for t in value if t.strip()))
 
 
 def slug_check(field: str, value: str) -> str:
     value = (value or "").strip()
     if not value:
-        raise ValidationError({field: f"{field} is required"})
+        raise ServiceError(f"{field} is required", field=field)
     if len(value) > 80 or not SLUG_RE.match(value):
-        raise ValidationError({field: f"{value!r} {SLUG_RULE}"})
+        raise ServiceError(f"{value!r} {SLUG_RULE}", field=field)
     return value
 
 

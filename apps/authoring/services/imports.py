@@ -7,7 +7,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -21,7 +20,7 @@ from apps.authoring.services.revisions import Source, card_data, original_keep, 
 from apps.decks.content import PROGRESS_EVERY, ContentError, DeckDoc, LoadResult, deck_apply
 from apps.decks.models import Deck
 from apps.quizzes.lint import lint_documents
-from config.errors import Conflict
+from config.errors import Conflict, Forbidden, ServiceError
 from config.tasks import enqueue_on_commit
 from config.workers import Heartbeat, reaper
 
@@ -76,9 +75,9 @@ def deck_import(
         doc.title, doc.description, doc.objectives = deck.title, deck.description, deck.objectives
         publish = False
     if deck is None and not (user is None or user.is_staff):
-        raise PermissionDenied(f"Only staff may create a new deck ({doc.slug!r}).")
+        raise Forbidden(f"Only staff may create a new deck ({doc.slug!r}).")
     if deck is not None and user is not None and not can_author(user, deck):
-        raise PermissionDenied(f"You are not an author of deck {deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {deck.slug!r}.")
     before = {}
     if deck is not None:
         before = {c.slug: card_data(c) for c in deck.cards.select_related("section")}
@@ -344,9 +343,8 @@ def _import_job_write(job_id: int) -> str:
     except ContentError as exc:
         import_job_fail(job_id, f"Nothing was imported. {exc}")
         return ImportJob.Status.FAILED
-    except (PermissionDenied, ValidationError) as exc:
-        message = " ".join(getattr(exc, "messages", [str(exc)]))
-        import_job_fail(job_id, f"Nothing was imported. {message}")
+    except ServiceError as exc:  # not allowed, or past the quota of one's own cards
+        import_job_fail(job_id, f"Nothing was imported. {exc.message}")
         return ImportJob.Status.FAILED
     cache.delete(_progress_key(job_id))
     return ImportJob.Status.SUCCEEDED

@@ -1,6 +1,5 @@
 """What a card links to: the quiz questions it teaches and the live demos that illustrate it."""
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
@@ -9,6 +8,7 @@ from apps.authoring.services.revisions import question_data
 from apps.decks.models import Card
 from apps.demos.models import DemoCardLink
 from apps.demos.ray_demos.catalogue import get_demo
+from config.errors import ServiceError
 
 
 @transaction.atomic
@@ -21,13 +21,14 @@ def card_questions_link(*, card: Card, questions, author) -> int:
     for pk in wanted ^ current:
         question = question_reload(pk)
         if question.quiz.deck_id != card.deck_id:
-            raise ValidationError({"questions": f"question {question} is not in this deck"})
+            raise ServiceError(f"question {question} is not in this deck", field="questions")
         data = question_data(question)
         slugs = set(data["cards"])
         slugs = slugs | {card.slug} if pk in wanted else slugs - {card.slug}
         if not slugs:
-            raise ValidationError(
-                {"questions": f"question {question} must keep at least one card that teaches it"}
+            raise ServiceError(
+                f"question {question} must keep at least one card that teaches it",
+                field="questions",
             )
         data["cards"] = sorted(slugs)
         verb = "linked to" if pk in wanted else "unlinked from"
@@ -46,7 +47,7 @@ def card_demos_link(*, card: Card, demos) -> int:
     wanted = list(dict.fromkeys(demos))
     unknown = [slug for slug in wanted if get_demo(slug) is None]
     if unknown:
-        raise ValidationError({"demos": f"no demo {unknown[0]!r} in the catalogue"})
+        raise ServiceError(f"no demo {unknown[0]!r} in the catalogue", field="demos")
     current = set(DemoCardLink.objects.filter(card=card).values_list("demo", flat=True))
     removed = current - set(wanted)
     DemoCardLink.objects.filter(card=card, demo__in=removed).delete()

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from apps.authoring.services.own import quota_check
-from apps.decks.images import ImageRefused, image_check, media_name_check
+from apps.decks.images import CheckedImage, ImageRefused, image_check, media_name_check
 from apps.decks.markdown import MEDIA_REF
 from apps.decks.models import Card, Deck, Media, media_key
 from config.errors import ServiceError
@@ -21,7 +21,7 @@ class MediaRefused(ServiceError):
     """An image was not stored; the message says why."""
 
 
-def _checked(name: str, data: bytes):
+def _checked(name: str, data: bytes) -> CheckedImage:
     return image_check(
         data, name=name, max_bytes=settings.MEDIA_MAX_BYTES, max_pixels=settings.MEDIA_MAX_PIXELS
     )
@@ -40,17 +40,18 @@ def _free_name(deck: Deck, name: str) -> str:
     return candidate
 
 
-def _store(deck: Deck, name: str, image, *, replace: bool) -> Media:
+def _store(deck: Deck, name: str, image: CheckedImage, *, replace: bool) -> Media:
     existing = deck.media.filter(name=name).first()
     if existing is not None and existing.sha256 == image.sha256:
         return existing
     if existing is not None and replace:
         existing.delete()  # its file goes once the transaction commits (below)
         old = existing.file.name
-        transaction.on_commit(lambda: _file_drop(old))
+        if old:
+            transaction.on_commit(lambda: _file_drop(old))
     media = Media(deck=deck, name=name, content_type=image.content_type, size=len(image.data),
                   width=image.width, height=image.height, sha256=image.sha256)  # fmt: skip
-    key = media.file.field.upload_to(media, name)
+    key = media_key(media, name)
     if default_storage.exists(key):  # the same picture in this deck under another name
         media.file.name = key
     else:
@@ -109,7 +110,7 @@ def media_upload(*, deck: Deck, user, name: str, data: bytes) -> Media:
     return media
 
 
-def media_check_all(files: dict[str, bytes]) -> tuple[dict[str, object], list[str]]:
+def media_check_all(files: dict[str, bytes]) -> tuple[dict[str, CheckedImage], list[str]]:
     """An import's images checked: (name -> checked image) and what was refused, a sentence
     each, for the preview's notes."""
     kept, refused = {}, []

@@ -9,7 +9,6 @@ private deck, and nobody else (staff included)."""
 import secrets
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.template.defaultfilters import filesizeformat
@@ -28,7 +27,7 @@ from apps.authoring.services.revisions import card_data, original_keep, revision
 from apps.decks.content import cards_retire
 from apps.decks.models import Card, Deck, Section
 from apps.study.bulk import states_follow_move
-from config.errors import Conflict
+from config.errors import Conflict, ServiceError
 
 DEFAULT_SECTION = ("cards", "Cards")  # every own deck starts with one section
 
@@ -76,9 +75,9 @@ def own_deck_create(*, user, title: str, description: str = "") -> Deck:
     saying anything about another's)."""
     title = (title or "").strip()
     if not title:
-        raise ValidationError({"title": "title must not be empty"})
+        raise ServiceError("title must not be empty", field="title")
     if len(title) > 200:
-        raise ValidationError({"title": "title is longer than 200 characters"})
+        raise ServiceError("title is longer than 200 characters", field="title")
     base = slugify(title)[:60].strip("-") or "deck"
     slug = f"{base}-{secrets.token_hex(3)}"
     while Deck.objects.filter(slug=slug).exists():  # 16 million to one
@@ -147,7 +146,7 @@ def own_cards_tag(*, user, card_ids, add: str = "", remove: str = "") -> int:
     card that changed. Returns how many cards changed. Others' cards are left alone."""
     added, removed = tags_clean(add), set(tags_clean(remove))
     if not added and not removed:
-        raise ValidationError({"tag": "name a tag to add or to remove"})
+        raise ServiceError("name a tag to add or to remove", field="tag")
     changed, before = [], {}
     for card in _own_notes(user, card_ids):
         tags = [t for t in card.tags if t not in removed]
@@ -168,7 +167,7 @@ def own_cards_move(*, user, card_ids, deck: Deck) -> int:
     section), keeping each card's row, schedule and history; a note slug the target deck has
     already gets a suffix. Returns how many cards moved."""
     if deck.owner_id != user.pk:
-        raise ValidationError({"deck": "cards move only into a deck of your own"})
+        raise ServiceError("cards move only into a deck of your own", field="deck")
     cards = [c for c in _own_notes(user, card_ids) if c.deck_id != deck.pk]
     if not cards:
         return 0

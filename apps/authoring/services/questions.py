@@ -3,7 +3,6 @@ loads the shipped quizzes: a question is valid in the editor exactly when it is 
 
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
@@ -19,6 +18,7 @@ from apps.decks.content import ContentError
 from apps.decks.selectors import card_names
 from apps.quizzes.content import question_apply, question_parse
 from apps.quizzes.models import Question, Quiz
+from config.errors import ServiceError
 
 
 def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
@@ -26,7 +26,7 @@ def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
     try:
         return question_parse("question", f"quiz {quiz.slug!r}", index, data, card_slugs, quiz.kind)
     except ContentError as exc:
-        raise ValidationError({"question": exc.problem}) from None
+        raise ServiceError(exc.problem, field="question") from None
 
 
 def question_reload(pk: int) -> Question:
@@ -54,7 +54,7 @@ def question_save(
     if question is not None:
         clash = clash.exclude(pk=question.pk)
     if clash.exists():
-        raise ValidationError({"slug": f"quiz {quiz.slug!r} already has a question {doc.slug!r}"})
+        raise ServiceError(f"quiz {quiz.slug!r} already has a question {doc.slug!r}", field="slug")
     cards = card_names(quiz.deck)
     if question is None:
         top = quiz.questions.aggregate(n=Max("order"))["n"]

@@ -27,6 +27,7 @@ def revision_restore(
             source=Source.RESTORE, restored_from=revision, **data,
         )  # fmt: skip
     question = revision.question
+    assert question is not None, "a revision is of a card or of a question"
     data = dict(revision.data)
     existing = set(question.quiz.deck.cards.values_list("slug", flat=True))
     data["cards"] = [slug for slug in data.get("cards", []) if slug in existing]

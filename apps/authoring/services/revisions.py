@@ -69,10 +69,13 @@ def revision_add(
     source: str = Source.EDITOR,
     restored_from: Revision | None = None,
 ) -> Revision:
+    row = card if card is not None else question
+    if row is None:
+        raise TypeError("revision_add needs a card or a question")
     target = {"card": card} if card is not None else {"question": question}
     # Lock the card or question row so two concurrent edits number their revisions in turn.
     model = Card if card is not None else Question
-    list(model.objects.select_for_update().filter(pk=(card or question).pk).values_list("pk"))
+    list(model.objects.select_for_update().filter(pk=row.pk).values_list("pk"))
     last = Revision.objects.filter(**target).aggregate(n=Max("number"))["n"] or 0
     return Revision.objects.create(
         **target,

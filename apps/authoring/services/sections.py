@@ -1,22 +1,21 @@
 """A deck's sections: create, edit, delete (only when empty) and reorder."""
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
 from apps.authoring.services.fields import order_swap, slug_check, text_clean
 from apps.decks.models import Deck, Section
-from config.errors import Conflict
+from config.errors import Conflict, ServiceError
 
 
 @transaction.atomic
 def section_create(*, deck: Deck, slug: str, title: str, summary: str = "") -> Section:
     slug = slug_check("slug", slug)
     if deck.sections.filter(slug=slug).exists():
-        raise ValidationError({"slug": f"deck {deck.slug!r} already has a section {slug!r}"})
+        raise ServiceError(f"deck {deck.slug!r} already has a section {slug!r}", field="slug")
     title = (title or "").strip()
     if not title:
-        raise ValidationError({"title": "title must not be empty"})
+        raise ServiceError("title must not be empty", field="title")
     top = deck.sections.aggregate(n=Max("order"))["n"]
     return Section.objects.create(
         deck=deck, slug=slug, title=title, summary=text_clean(summary),
@@ -29,12 +28,12 @@ def section_update(*, section: Section, **fields) -> Section:
     if "slug" in fields:
         slug = slug_check("slug", fields["slug"])
         if section.deck.sections.filter(slug=slug).exclude(pk=section.pk).exists():
-            raise ValidationError({"slug": f"deck already has a section {slug!r}"})
+            raise ServiceError(f"deck already has a section {slug!r}", field="slug")
         section.slug = slug
     if "title" in fields:
         section.title = (fields["title"] or "").strip()
         if not section.title:
-            raise ValidationError({"title": "title must not be empty"})
+            raise ServiceError("title must not be empty", field="title")
     if "summary" in fields:
         section.summary = text_clean(fields["summary"])
     section.save()

@@ -5,7 +5,6 @@ rejecting closes it. The learner is told either way on their next page (the news
 tells apps.authoring.middleware to look, so no page pays a query to find there is nothing)."""
 
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -15,7 +14,7 @@ from apps.authoring.services.cards import card_update, note_siblings
 from apps.authoring.services.fields import text_clean
 from apps.authoring.services.revisions import Source
 from apps.decks.models import Card
-from config.errors import Conflict
+from config.errors import Conflict, Forbidden, ServiceError
 
 NEWS_SECONDS = 90 * 24 * 3600
 
@@ -40,16 +39,16 @@ def suggestion_file(*, user, card: Card, front: str, back: str = "", why: str = 
     shipped card's note. Refused for a card of one's own deck (edit it instead) and for a
     suggestion that changes nothing and says nothing."""
     if card.deck.owner_id is not None:
-        raise ValidationError({"front": "this card is yours: edit it instead"})
+        raise ServiceError("this card is yours: edit it instead", field="front")
     card = _note_card(card)
     fields = {"front": text_clean(front), "back": text_clean(back), "why": text_clean(why)}
     note = text_clean(note)[:300]
     if not fields["front"]:
-        raise ValidationError({"front": "front must not be empty"})
+        raise ServiceError("front must not be empty", field="front")
     same = fields == {"front": card.front, "back": card.back, "why": card.why}
     if same and not note:
-        raise ValidationError(
-            {"note": "change the card's text, or say what is wrong with it, before sending"}
+        raise ServiceError(
+            "change the card's text, or say what is wrong with it, before sending", field="note"
         )
     open_ = EditSuggestion.objects.select_for_update().filter(
         user=user, card=card, status=EditSuggestion.Status.OPEN
@@ -69,7 +68,7 @@ def suggestion_file(*, user, card: Card, front: str, back: str = "", why: str = 
 
 def _decide(suggestion: EditSuggestion, by, status: str, reply: str) -> None:
     if not can_author(by, suggestion.card.deck):
-        raise PermissionDenied(f"You are not an author of deck {suggestion.card.deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {suggestion.card.deck.slug!r}.")
     claimed = EditSuggestion.objects.filter(
         pk=suggestion.pk, status=EditSuggestion.Status.OPEN
     ).update(status=status, decided_at=timezone.now(), decided_by=by, reply=text_clean(reply)[:300])
@@ -86,7 +85,7 @@ def suggestion_accept(*, suggestion: EditSuggestion, by, changes_answer: bool = 
                       reply: str = "") -> Revision | None:  # fmt: skip
     """Accept: the note takes the suggested text as a revision by `by` (None when the card
     already says exactly that). Everything or nothing: a suggestion the card rules refuse (a
-    broken cloze) stays open and the ValidationError says why."""
+    broken cloze) stays open and the ServiceError says why."""
     card = Card.all_objects.select_related("deck", "section").get(pk=suggestion.card_id)
     if card.retired_at is not None:
         raise Conflict("That card has left its deck since; there is nothing to edit: reject it.")

@@ -5,9 +5,10 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
 
 from apps.authoring import selectors
+from apps.authoring.forms.base import AuthorForm
+from config.errors import Forbidden, ServiceError
 
 
 def author_required(view):
@@ -15,19 +16,23 @@ def author_required(view):
     @login_required
     def wrapped(request, *args, **kwargs):
         if not selectors.is_author(request.user):
-            raise PermissionDenied("Only staff and deck authors may open the author pages.")
+            raise Forbidden("Only staff and deck authors may open the author pages.")
         return view(request, *args, **kwargs)
 
     return wrapped
 
 
-def form_write(form, write: Callable[[], Any]) -> tuple[bool, Any]:
-    """(True, write()) for a valid form; (False, None) when the form or the service refused,
-    the service's ValidationError then shown on the form's fields."""
+def form_write(form: AuthorForm, write: Callable[[], Any]) -> tuple[bool, Any]:
+    """(True, write()) for a valid form; (False, None) when the form or the service refused
+    what was typed (a 400: shown on the form's fields). A refusal of the person or of the
+    state (403, 409...) is not the form's to show: config.errors.ServiceErrorMiddleware
+    answers it."""
     if not form.is_valid():
         return False, None
     try:
         return True, write()
-    except ValidationError as exc:
+    except ServiceError as exc:
+        if exc.status != ServiceError.status:
+            raise
         form.refused(exc)
         return False, None

@@ -14,7 +14,8 @@ from django.views.decorators.http import require_POST
 
 from apps.authoring import selectors, services
 from apps.authoring.formats import ImportUploadCut
-from apps.authoring.forms import CardForm, MediaForm, PreviewForm, RestoreForm, direction_posted
+from apps.authoring.forms import CardForm, MediaForm, PreviewForm, RestoreForm
+from apps.authoring.forms.base import direction_posted
 from apps.authoring.selectors import can_author
 from apps.authoring.views.base import author_required, form_write
 from apps.authoring.views.decks import structure

@@ -14,8 +14,8 @@ from apps.authoring.forms import (
     DeckForm,
     DeckPublishForm,
     SectionForm,
-    direction_posted,
 )
+from apps.authoring.forms.base import direction_posted
 from apps.authoring.views.base import author_required, form_write
 from apps.decks.markdown import render_markdown
 from apps.quizzes.models import Quiz

@@ -4,7 +4,6 @@ solution refuses it) and export. Exercises own their content and revisions (apps
 these pages check authorship and call its services."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,6 +17,7 @@ from apps.exercises import selectors as exercise_selectors
 from apps.exercises import services as exercise_services
 from apps.exercises.content import exercise_file_dump, exercise_file_read, exercise_parse
 from apps.exercises.models import Exercise, ExerciseRevision
+from config.errors import Forbidden
 
 EXPORT_TYPES = {"yaml": "application/yaml", "json": "application/json"}
 MAX_UPLOAD = 2 * 1024 * 1024
@@ -26,7 +26,7 @@ MAX_UPLOAD = 2 * 1024 * 1024
 def exercise_for_author(user, slug: str) -> Exercise:
     exercise = get_object_or_404(Exercise.objects.select_related("deck"), slug=slug)
     if not selectors.can_author(user, exercise.deck):
-        raise PermissionDenied(f"You are not an author of deck {exercise.deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {exercise.deck.slug!r}.")
     return exercise
 
 
@@ -165,7 +165,7 @@ def exercise_import_batch(request, batch):
         raise Http404("No such exercise import.")
     for revision in revisions:
         if not selectors.can_author(request.user, revision.exercise.deck):
-            raise PermissionDenied("You are not an author of this import's deck.")
+            raise Forbidden("You are not an author of this import's deck.")
     checking = any(r.status == ExerciseRevision.Status.CHECKING for r in revisions)
     context = {"revisions": revisions, "checking": checking, "deck": revisions[0].exercise.deck}
     return render(request, "authoring/exercise_import.html", context)

@@ -2,10 +2,10 @@
 
 import base64
 import secrets
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,6 +26,7 @@ from apps.authoring.models import ImportJob
 from apps.authoring.views.base import author_required
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.models import Deck
+from config.errors import Forbidden
 
 IMPORT_SESSION_KEY = "authoring_import"
 
@@ -61,7 +62,7 @@ def import_flow(request, *, into: Deck | None = None):
     deck it names)."""
     form = ImportForm(request.POST or request.GET, request.FILES)
     form.is_valid()  # every field is optional text; what the file holds is checked below
-    context = {
+    context: dict[str, Any] = {
         "formats": IMPORT_FORMATS,
         "limit": limit_text(),
         "decks": [] if into else selectors.authored_decks(request.user).order_by("title"),
@@ -124,9 +125,9 @@ def import_flow(request, *, into: Deck | None = None):
     except ContentError as exc:
         context["error"] = f"Nothing was imported. {exc}"
         return render(request, "authoring/import.html", context, status=400)
-    except PermissionDenied as exc:
-        context["error"] = f"Nothing was imported. {exc}"
-        return render(request, "authoring/import.html", context, status=403)
+    except Forbidden as exc:
+        context["error"] = f"Nothing was imported. {exc.message}"
+        return render(request, "authoring/import.html", context, status=exc.status)
     except services.QuotaExceeded as exc:  # past the quota of one's own cards
         context["error"] = f"Nothing was imported. {exc.message}"
         return render(request, "authoring/import.html", context, status=exc.status)

@@ -8,7 +8,6 @@ The writes are the author pages' services (cards, revisions, imports, media)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -117,7 +116,7 @@ def deck_delete(request, slug: str):
 
 def _within_quota(user, write):
     """`write` and the quota check in one transaction: past the quota, nothing is written and
-    the form shows why (as a ValidationError, in place, with what was typed)."""
+    the form shows why (in place, with what was typed: as a refusal of the post, a 400)."""
 
     def run():
         try:
@@ -126,7 +125,7 @@ def _within_quota(user, write):
                 services.quota_enforce(user)
                 return result
         except services.QuotaExceeded as exc:
-            raise ValidationError(exc.message) from None
+            raise ServiceError(exc.message) from None
 
     return run
 
@@ -349,8 +348,8 @@ def cards_bulk(request):
                 raise ServiceError("Choose one of your own decks to move the cards to.")
             done = services.own_cards_move(user=request.user, card_ids=ids, deck=target)
             verb = f"moved to {target.title}"
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
+    except ServiceError as exc:
+        messages.error(request, exc.message)
         return redirect(back)
     mine = Card.objects.filter(pk__in=ids, deck__owner=request.user).count()
     text = f"{done} card{pluralize(done)} {verb}."

@@ -6,12 +6,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.authoring import selectors, services
-from apps.authoring.forms import (
+from apps.authoring.forms.base import direction_posted
+from apps.authoring.forms.questions import (
     OPTION_FIELD,
     OPTION_HELP,
     QuestionForm,
     QuizForm,
-    direction_posted,
     evidence_text,
     options_text,
 )
@@ -83,6 +83,7 @@ def question(request, pk: int | None = None, slug: str | None = None):
         quiz = question.quiz
         values = _question_values(question)
     else:
+        assert slug is not None, "the URL names the question, or the quiz of a new one"
         quiz, question = selectors.quiz_for_author(request.user, slug), None
         values = {"kind": "single", "points": 1, "cards": [], "options": "[x] \n[ ] "}
     errors = {}

@@ -2,7 +2,6 @@
 the card as it is and as suggested, accepted (a revision) or rejected with an optional reply."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -11,19 +10,21 @@ from apps.authoring.forms import SuggestionDecisionForm
 from apps.authoring.models import EditSuggestion, text_diff_html
 from apps.authoring.views.base import author_required, form_write
 from apps.authoring.views.cards import saved_message
+from config.errors import Forbidden
 
 SHOWN = 50
 
 
 @author_required
 def suggestions(request):
-    rows = list(selectors.open_suggestions(request.user)[:SHOWN])
-    for row in rows:
-        row.diff = [
+    rows = [
+        (row, [
             (name, text_diff_html(getattr(row.card, name), getattr(row, name)))
             for name in ("front", "back", "why")
             if getattr(row.card, name) != getattr(row, name)
-        ]
+        ])
+        for row in selectors.open_suggestions(request.user)[:SHOWN]
+    ]  # fmt: skip
     return render(request, "authoring/suggestions.html", {"suggestions": rows})
 
 
@@ -34,7 +35,7 @@ def suggestion_decide(request, pk: int):
         EditSuggestion.objects.select_related("card__deck", "card__section", "user"), pk=pk
     )
     if not selectors.can_author(request.user, suggestion.card.deck):
-        raise PermissionDenied(f"You are not an author of deck {suggestion.card.deck.slug!r}.")
+        raise Forbidden(f"You are not an author of deck {suggestion.card.deck.slug!r}.")
     form = SuggestionDecisionForm(request.POST)
 
     def decide():

@@ -4,7 +4,7 @@ from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import pluralize
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
-from django.utils.timezone import template_localtime
+from django.utils.timezone import localtime
 
 register = template.Library()
 
@@ -80,10 +80,11 @@ YOU_BADGE = mark_safe(' <span class="badge you">you</span>')
 def member_row(m, viewer_id: int, check_count: int, exercise_count: int = 0):
     """One row of the member table, built in one call with format_html for the same reason as
     heat_cells: the markup the template loop gave, escaped by Django."""
+    when: str
     if m.last_active:
         when = format_html(
             '<time datetime="{}">{}</time>',
-            date_filter(template_localtime(m.last_active), "c"),
+            date_filter(localtime(m.last_active), "c"),
             naturaltime(m.last_active),
         )
     else:

@@ -31,11 +31,11 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.core.management.color import no_style
 from django.core.serializers import jsonl, python
-from django.core.serializers.base import DeserializationError
+from django.core.serializers.base import DeserializationError, DeserializedObject
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.migrations.recorder import MigrationRecorder
-from django.db.models import Prefetch
+from django.db.models import Model, Prefetch
 from django.test.utils import override_settings
 
 FORMAT = "raydeck-backup"
@@ -94,8 +94,8 @@ class RowSerializer(jsonl.Serializer):
     """JSON Lines, naming a permission or content type by its natural key and any other row
     by its id (which the backup keeps, so no lookup is needed on the way back)."""
 
-    def _init_options(self):
-        super()._init_options()
+    def start_serialization(self):
+        super().start_serialization()  # sets json_kwargs from the options
         self.json_kwargs["cls"] = ExactEncoder
 
     def end_object(self, obj):
@@ -256,12 +256,13 @@ def _insert(model, objects, using: str) -> None:
 def _load(lines, path: Path, using: str) -> tuple[Counter, dict | None, int]:
     counts: Counter = Counter()
     closing: dict | None = None
-    where = {"line": 1, "record": {}}
+    line = 1  # where the reading is, for the refusals
+    record: dict = {}
 
     def records():
-        nonlocal closing
+        nonlocal closing, line, record
         for number, text in lines:
-            where["line"] = number
+            line = number
             try:
                 record = json.loads(text)
             except ValueError as exc:
@@ -271,10 +272,10 @@ def _load(lines, path: Path, using: str) -> tuple[Counter, dict | None, int]:
             if record.get("end") is True:
                 closing = record
                 return
-            where["record"] = record
             yield record
 
-    batch, model = [], None
+    batch: list[DeserializedObject] = []
+    model: type[Model] | None = None
     try:
         for obj in python.Deserializer(records(), using=using):
             if obj.object.__class__ is not model or len(batch) >= BATCH:
@@ -288,20 +289,18 @@ def _load(lines, path: Path, using: str) -> tuple[Counter, dict | None, int]:
     except DeserializationError as exc:
         # Django's message ends "field_value was '...'" without the field's name: find it.
         value = re.search(r"field_value was '(.*)'$", str(exc))
-        fields = where["record"].get("fields")
+        fields = record.get("fields")
         named = (
             [k for k, v in fields.items() if str(v) == value[1]]
             if value and isinstance(fields, dict)
             else []
         )
         field = f" (field {', '.join(named)})" if named else ""
-        raise Refused(f"{path}: line {where['line']}{field}: {exc}") from None
+        raise Refused(f"{path}: line {line}{field}: {exc}") from None
     except DatabaseError as exc:
-        raise Refused(
-            f"{path}: the rows of {model._meta.label_lower} up to line {where['line']} do not "
-            f"fit this database: {exc}"
-        ) from None
-    return counts, closing, where["line"]
+        rows = f"the rows of {model._meta.label_lower}" if model else "the rows"
+        raise Refused(f"{path}: {rows} up to line {line} do not fit this database: {exc}") from None
+    return counts, closing, line
 
 
 def restore(path: Path, *, flush: bool = False, using: str = DEFAULT_DB_ALIAS) -> Counter:

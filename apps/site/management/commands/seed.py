@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from apps.exercises.services import exercise_file_load
 from apps.quizzes.content import quiz_file_load
 
 # Each app's content loader, in dependency order: (folder under fixtures/, loader(path) -> result).
-LOADERS = [
+LOADERS: list[tuple[str, Callable[[Path], object]]] = [
     # A retired card's count of learners with progress comes from study, which decks sits below.
     ("decks", partial(deck_file_load, learners_of=learners_with_progress)),
     ("quizzes", quiz_file_load),
