@@ -10,6 +10,7 @@ import time
 from datetime import datetime, timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from apps.accounts.models import profile_for
@@ -294,4 +295,22 @@ def test_a_pack_of_another_account_is_wiped_before_the_page_uses_it(page, alice,
     cards = page.evaluate("RayDeckStore.all('cards')")
     assert cards and all(c["state"] is None for c in cards)
     assert not ReviewLog.objects.filter(user=bob).exists()
+    assert not ReviewLog.objects.filter(user=alice).exists()
+
+
+def test_a_grade_the_server_refuses_online_is_shown_and_undone_on_the_page(page, alice, deck):
+    """The next card shows at once and the grade goes behind; when the server refuses it (here:
+    the card was suspended from another tab meanwhile, 409), the page says so, naming the card,
+    and the card's state on the device is as before the grade."""
+    log_in(page)
+    page.goto(DECK)
+    ready(page)
+    first = int(page.locator("#review-card").get_attribute("data-card"))
+    CardState.objects.create(user=alice, card_id=first, deck=deck, suspended=True,
+                             due_at=timezone.now())  # fmt: skip
+    grade(page, "3")
+    expect(page.locator("#sync-notice")).to_contain_text("Not recorded: “Question 0?”")
+    expect(page.locator(".review-page")).to_have_attribute("data-refused", "1")
+    cards = {c["card"]: c for c in page.evaluate("RayDeckStore.all('cards')")}
+    assert cards[first]["state"] is None  # undone on the device: new again
     assert not ReviewLog.objects.filter(user=alice).exists()
