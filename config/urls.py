@@ -2,7 +2,6 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from apps.study.device_api import service_worker
 from config import health
 from config.docs import ApiDocsView
 
@@ -25,7 +24,6 @@ api_patterns: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
-    path("sw.js", service_worker, name="service-worker"),  # its scope: the whole site
     # The site's pages: home, decks/ (deck and section pages), study/ (study's pages and the
     # stats page the site composes). Then accounts/ with the operations app's export downloads.
     path("", include("apps.site.urls")),

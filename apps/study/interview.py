@@ -1,8 +1,8 @@
 """Interview mode, Django side: the learner's cards and stored FSRS memories loaded in a fixed
 number of queries and handed to the pure interview scheduler (`apps.study.planner`); its plan
-kept for the day (`StudyPlan`); the queue it serves (`study_queue`); plan-mode reviews (in
-`apps.study.grading`, importable from here); and the one definition of readiness that the plan
-page, home and the team pages show.
+kept for the day (`StudyPlan`); the queue it serves (`study_queue`); and the one definition of
+readiness that the plan page, home and the team pages show. Plan-mode grades are
+`apps.study.grading`'s.
 
 Interview mode is on while a learner has an interview date, today or later, and has not turned
 the mode off (`Profile.interview_mode`). Then the day's queue is the scheduler's choice: which
@@ -33,11 +33,6 @@ from django.utils import timezone
 from apps.accounts.models import Profile, profile_for
 from apps.decks.models import Card, Deck, Section
 from apps.study import compiled_sql, planner, queue, scheduler
-
-# Plan-mode grades live in grading; these names stay importable from here.
-from apps.study.grading import NoInterviewDate as NoInterviewDate
-from apps.study.grading import plan_review_record as plan_review_record
-from apps.study.grading import review_submit as review_submit
 from apps.study.memory import MemoryModel
 from apps.study.models import MemoryFit, ReviewLog, StudyPlan
 from apps.study.queue_sql import learner_states, new_cards

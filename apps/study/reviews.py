@@ -107,7 +107,7 @@ def review_record(
     review made on a device and sent later (apps.study.sync), graded at its own moment; one the
     device made without knowing of a later review of the card is merged (`sync.review_merge`)
     and the log says `conflict`. `for_interview`: such a merged review is a plan-mode one when
-    SM-2 had not made the card due then (interview.plan_review_record's rule).
+    SM-2 had not made the card due then (grading.plan_review_record's rule).
 
     Each attempt is one atomic transaction that locks the learner and the state row (SELECT ...
     FOR NO KEY UPDATE on PostgreSQL; SQLite serialises writers), so two concurrent grades of one

@@ -10,7 +10,7 @@ from django.apps import apps as django_apps
 from django.core.management import call_command
 from django.utils import timezone
 
-from apps.study import fitting, interview, memory, services
+from apps.study import fitting, grading, memory, services
 from apps.study.memory import MemoryModel
 from apps.study.models import CardState, MemoryFit, ReviewLog, StudyPlan
 
@@ -68,7 +68,7 @@ def test_a_plan_mode_review_changes_the_memory_and_nothing_of_sm2(alice, small_d
     profile.save()
     sm2 = state(alice, task).schedule
     memory_before = state(alice, task).memory
-    log, created = interview.plan_review_record(user=alice, card=task, grade=4)
+    log, created = grading.plan_review_record(user=alice, card=task, grade=4)
     assert created and log.kind == "plan" and log.memory_before == memory_before.as_json()
     assert state(alice, task).schedule == sm2
     assert state(alice, task).memory == MODEL.reviewed(memory_before, 4, timezone.localdate())
