@@ -225,6 +225,8 @@ STORAGES = {
 # Security: strict by default in production, overridable behind a TLS-terminating proxy.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # probes speak plain HTTP to the pod
+# Database sessions; a save during an outage is a 503, not "session deleted" (config/sessions.py)
+SESSION_ENGINE = "config.sessions"
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)

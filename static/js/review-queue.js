@@ -213,7 +213,9 @@
     if (!banner) return;
     var n = status.waiting;
     var words = n + " review" + (n === 1 ? "" : "s") + " waiting";
-    banner.textContent = status.offline ? "offline: " + words : n ? words + ", sending\u2026" : "";
+    var why = n && status.problem ? " " + status.problem : "";
+    banner.textContent = status.offline ? "offline: " + words
+      : n ? words + (why ? ", sent again shortly." + why : ", sending\u2026") : "";
     banner.hidden = !status.offline && !n;
     page.setAttribute("data-waiting", String(n));
     page.setAttribute("data-refused", String(status.refused.length));
@@ -272,7 +274,25 @@
     return Sync.background(fetchPack);
   }
 
+  // Bumped by every htmx request (a grade, an undo, a suspend the server makes): a pack asked for
+  // before one may miss what it changed, and is dropped (the swap's own refresh follows).
+  // While such a request of the review fragment runs, the records may miss what it changes (a
+  // grade sent the htmx way): the page grades the htmx way too until the swap's refresh lands.
+  var generation = 0, readyBefore = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    generation += 1;
+    if (event.detail.elt.closest && event.detail.elt.closest("#review")) {
+      if (readyBefore === null) readyBefore = ready;
+      ready = false;
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (readyBefore !== null && !event.detail.successful) ready = readyBefore;  // nothing changed
+    readyBefore = null;
+  });
+
   function fetchPack() {
+    var asked = generation;
     return root.fetch(page.getAttribute("data-pack-url"), {
       credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" },
     }).then(function (response) {
@@ -281,6 +301,7 @@
     }).then(function (pack) {
       return saving.then(function () { return Store.load(); }).then(function (local) {
         if (pack.user !== user) throw new Error("pack of another user");
+        if (asked !== generation) throw new Error("pack older than a request since");
         var mine = {};
         local.outbox.forEach(function (r) { if (!r.refused) mine[r.card] = true; });
         var kept = {};
@@ -379,7 +400,7 @@
     if (event.detail.target && event.detail.target.id === "review") {
       painted();  // the htmx round trip's next card, measured alike (bench/review_paint.py)
       done = null;
-      if (own) refresh().catch(function () { /* offline: the stored pack stays */ });
+      if (own) refresh().catch(function () { ready = meta !== null; /* offline: the stored pack */ });
     }
   });
 

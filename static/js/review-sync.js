@@ -72,6 +72,7 @@
         return send(review).then(function (answer) {
           status.offline = false;
           if (answer.code === 200 || answer.code === 201) {
+            status.problem = "";
             return Store.removeReview(review.seq).then(function () {
               if (hooks.accepted) hooks.accepted(review, answer.body || {});
               return next();
@@ -84,8 +85,11 @@
               return next();
             });
           }
+          // Kept on the device and sent again later; the server's own sentence says why (a 503
+          // while the database restarts says so, and that a retried review counts once).
           status.problem = answer.code === 403 || answer.code === 401
-            ? "Log in again to send the reviews waiting on this device." : "";
+            ? "Log in again to send the reviews waiting on this device."
+            : message(answer.body, "The server could not take it just now.");
           return false;  // 5xx, 429, a lost session: later
         }, function () {
           status.offline = true;
