@@ -54,6 +54,66 @@
       region.setAttribute("aria-label", (name ? name.trim() + ", " : "") + "scrolls sideways");
     }
   }
+  // Logging out deletes what the review page keeps on this device (Clear-Site-Data), the grades
+  // given offline and not yet sent among it. So a logout first counts them; on the review page,
+  // online, it sends them; any still waiting are named, and the learner chooses. Offline, a
+  // logout cannot reach the server at all, and says so rather than leave for the browser's error.
+  function waitingOnDevice() {
+    var idb = window.indexedDB;
+    // Without databases() the store cannot be looked for without making it: do not ask.
+    if (!idb || !idb.databases) return Promise.resolve(0);
+    return idb.databases().then(function (dbs) {
+      if (!dbs.some(function (d) { return d.name === "raydeck-device"; })) return 0;
+      return new Promise(function (resolve) {
+        var open = idb.open("raydeck-device");
+        open.onerror = function () { resolve(0); };
+        open.onsuccess = function () {
+          var db = open.result;
+          if (!db.objectStoreNames.contains("outbox")) { db.close(); resolve(0); return; }
+          var all = db.transaction("outbox").objectStore("outbox").getAll();
+          all.onsuccess = function () {
+            db.close();
+            resolve(all.result.filter(function (r) { return !r.refused; }).length);
+          };
+          all.onerror = function () { db.close(); resolve(0); };
+        };
+      });
+    }, function () { return 0; });
+  }
+  function sendFirst() {
+    var sync = window.RayDeckSync;
+    if (!sync || !navigator.onLine) return Promise.resolve();
+    var patience = new Promise(function (resolve) { setTimeout(resolve, 8000); });
+    return Promise.race([sync.drain().catch(function () {}), patience]);
+  }
+  function reviews(n) {
+    return n + " review" + (n === 1 ? "" : "s") + " given on this device";
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-logout")) return;
+    event.preventDefault();
+    var button = form.querySelector("button");
+    button.disabled = true;
+    waitingOnDevice().then(function (n) {
+      if (!navigator.onLine) {  // the server ends the session: offline nothing would happen
+        window.alert("You are offline, and logging out needs the server: try again once " +
+          "online." + (n ? " The " + reviews(n) + " stay on it until they are sent." : ""));
+        return false;
+      }
+      return (n ? sendFirst().then(waitingOnDevice) : Promise.resolve(0)).then(function (left) {
+        return !left || window.confirm(
+          reviews(left) + (left === 1 ? " has" : " have") + " not reached the server yet. " +
+          "Logging out deletes " + (left === 1 ? "it" : "them") + " from this device. Cancel " +
+          "to keep " + (left === 1 ? "it" : "them") + " and try again later, or OK to log " +
+          "out anyway.");
+      });
+    }).then(function (go) {
+      button.disabled = false;
+      if (go) HTMLFormElement.prototype.submit.call(form);
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", function () { focusableScrollers(); });
   document.addEventListener("htmx:afterSettle", function (event) { focusableScrollers(event.target); });
   window.addEventListener("resize", function () { focusableScrollers(); });
