@@ -61,7 +61,7 @@ def env_for(url: str) -> dict[str, str]:
 
 def seed(url: str, users: int, cards: int, per: int) -> None:
     sys.path.insert(0, str(HERE))
-    from bench.common import create_database, django_setup, step
+    from bench.common import create_database, django_setup, seed_study, step
 
     t = time.perf_counter()
     create_database(url)
@@ -69,99 +69,27 @@ def seed(url: str, users: int, cards: int, per: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from apps.accounts.models import Profile
-
     call_command("migrate", verbosity=0)
     t = step("migrate", t)
     with connection.cursor() as cur:
-        cur.execute("SET statement_timeout = 0")  # the bulk inserts take minutes
-        cur.execute(
-            "INSERT INTO decks_deck (slug, title, description, description_html, objectives,"
-            " is_published, created_at, updated_at) VALUES (%s, 'Generated 100k', '', '', '[]',"
-            " true, now(), now()) RETURNING id",
-            [BIG],
+        seed_study(
+            cur,
+            deck_slug=BIG,
+            cards=cards,
+            learners=users - 1,
+            learner_prefix="learner",
+            learner_digits=5,
+            learner_from=1,
+            # 2% due, the most overdue 25 hours ago
+            heavy_due="CASE WHEN g % 50 = 0 THEN now() - (1 + g % 97) * interval '1 hour'"
+            " - interval '1 day' ELSE now() + (1 + g % 300) * interval '1 day' END",
+            learner_states=per,
+            drop_indexes=True,
         )
-        deck = cur.fetchone()[0]
-        cur.execute(
-            'INSERT INTO decks_section (deck_id, slug, "order", title, summary, summary_html)'
-            " SELECT %s, 's' || g, g, 'Section ' || g, '', '' FROM generate_series(0, 99) g",
-            [deck],
-        )
-        cur.execute(
-            'INSERT INTO decks_card (deck_id, section_id, slug, "order", front, back, why, tags,'
-            " front_html, back_html, why_html, updated_at, kind, note_slug, ordinal, source)"
-            " SELECT %(deck)s, s.id, 'c' || g, g, 'Question ' || g || ': what does an actor keep?',"
-            "  'Its state (card ' || g || ').', '', '[]', '<p>Question ' || g || '</p>',"
-            "  '<p>Its state.</p>', '', now(), 'basic', 'c' || g, 1, ''"
-            " FROM generate_series(0, %(n)s - 1) g"
-            ' JOIN decks_section s ON s.deck_id = %(deck)s AND s."order" = g / %(per)s'
-            " ORDER BY g",
-            {"deck": deck, "per": -(-cards // 100), "n": cards},
-        )
-        cur.execute("SELECT min(id), max(id) FROM decks_card WHERE deck_id = %s", [deck])
-        first, last = cur.fetchone()
-        t = step(f"{cards} cards", t)
-        cur.execute(
-            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
-            " email, is_staff, is_active, date_joined)"
-            " SELECT '!', false, name, '', '', '', false, true, now() FROM ("
-            "  SELECT 'heavy' AS name UNION ALL"
-            "  SELECT 'learner' || lpad(g::text, 5, '0') FROM generate_series(1, %s - 1) g) x",
-            [users],
-        )
-        cur.execute(
-            f"INSERT INTO {Profile._meta.db_table} (user_id, time_zone, new_cards_per_day,"
-            " reviews_per_day, target_recall, leech_threshold, extra_new_cards, interview_mode)"
-            " SELECT id, 'UTC', 20, 200, 90, 8, 0, false FROM auth_user"
-        )
-        cur.execute("SELECT id FROM auth_user WHERE username = 'heavy'")
-        heavy = cur.fetchone()[0]
-        t = step(f"{users} users", t)
-        cur.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'study_cardstate'"
-            " AND indexname NOT IN (SELECT conname FROM pg_constraint)"
-        )
-        indexes = cur.fetchall()
-        for name, _ in indexes:
-            cur.execute(f'DROP INDEX "{name}"')
-        cols = (
-            "user_id, card_id, deck_id, repetitions, ease_factor, interval_days, due_at,"
-            " needs_redrill, lapses, last_grade, last_reviewed_at, introduced_at, suspended, leech"
-        )
-        cur.execute(
-            f"INSERT INTO study_cardstate ({cols})"
-            " SELECT %(u)s, %(c0)s + g, %(deck)s, 1 + g %% 8, 1.30 + (g %% 150) / 100.0,"
-            "  1 + g %% 365,"
-            "  CASE WHEN g %% 50 = 0 THEN now() - (1 + g %% 97) * interval '1 hour'"
-            "   - interval '1 day' ELSE now() + (1 + g %% 300) * interval '1 day' END,"
-            "  false, g %% 3, 4, now() - interval '2 days', now() - interval '60 days',"
-            "  false, false FROM generate_series(0, %(n)s - 1) g",
-            {"u": heavy, "c0": first, "deck": deck, "n": cards},
-        )
-        cur.execute(
-            f"INSERT INTO study_cardstate ({cols})"
-            " SELECT u.id, %(c0)s + ((u.id * 7919 + k * 331) %% %(n)s), %(deck)s, 1 + k %% 6,"
-            "  1.30 + (k %% 150) / 100.0, 1 + k %% 200,"
-            "  CASE WHEN k %% 3 = 0 THEN now() - (1 + k %% 30) * interval '1 day'"
-            "   ELSE now() + (1 + k %% 200) * interval '1 day' END,"
-            "  false, k %% 2, 4, now() - interval '3 days', now() - interval '90 days',"
-            "  false, false"
-            " FROM auth_user u, generate_series(0, %(per)s - 1) k WHERE u.id <> %(u)s",
-            {"u": heavy, "c0": first, "deck": deck, "n": cards, "per": per},
-        )
-        cur.execute(
-            "INSERT INTO study_newcardcursor (user_id, deck_id, after_card_id) VALUES (%s, %s, %s)",
-            [heavy, deck, last],
-        )
-        t = step("card states", t)
-        for _, definition in indexes:
-            cur.execute(definition)
-        t = step(f"{len(indexes)} indexes", t)
-        cur.execute("ANALYZE")
         cur.execute("SELECT count(*), pg_size_pretty(pg_total_relation_size('study_cardstate'))"
                     " FROM study_cardstate")  # fmt: skip
         rows, size = cur.fetchone()
-        step(f"ANALYZE: {rows} card states, {size}", t)
+        print(f"  {rows} card states, {size}", flush=True)
 
 
 def worker(tree: Path, url: str, n: int) -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.common import create_database, django_setup, step  # noqa: E402
+from bench.common import create_database, django_setup, seed_study, step  # noqa: E402
 
 OUT = ROOT / "var" / "bench"
 PG_URL = os.environ.get(
@@ -69,148 +69,28 @@ def seed(users: int, cards: int, logs: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from apps.accounts.models import Profile
-
     call_command("migrate", verbosity=0)
     call_command("seed", verbosity=0)
     t = step("migrate + shipped deck", t)
     with connection.cursor() as cur:
-        cur.execute(
-            "INSERT INTO decks_deck (slug, title, description, description_html, objectives,"
-            " is_published, created_at, updated_at) VALUES (%s, 'Generated 100k', '', '', '[]',"
-            " true, now(), now()) RETURNING id",
-            [BIG],
-        )
-        deck = cur.fetchone()[0]
-        cur.execute(
-            'INSERT INTO decks_section (deck_id, slug, "order", title, summary, summary_html)'
-            " SELECT %s, 's' || g, g, 'Section ' || g, '', '' FROM generate_series(0, 99) g",
-            [deck],
-        )
-        per_section = -(-cards // 100)
-        cur.execute(
-            'INSERT INTO decks_card (deck_id, section_id, slug, "order", front, back, why, tags,'
-            " front_html, back_html, why_html, updated_at, kind, note_slug, ordinal, source,"
-            " type_answer)"
-            " SELECT %(deck)s, s.id, 'c' || g, g %% %(per)s,"
-            "  'Generated question ' || g || ': what does a Ray actor keep between calls?',"
-            "  'Its **state**, in its own worker process (card ' || g || ').', '', '[]',"
-            "  '<p>Generated question ' || g || ': what does a Ray actor keep between calls?</p>',"
-            "  '<p>Its <strong>state</strong>, in its own worker process (card ' || g || ').</p>',"
-            "  '', now(), 'basic', 'c' || g, 1, '', false"
-            " FROM generate_series(0, %(n)s - 1) g"
-            ' JOIN decks_section s ON s.deck_id = %(deck)s AND s."order" = g / %(per)s'
-            " ORDER BY g",
-            {"deck": deck, "per": per_section, "n": cards},
-        )
-        cur.execute("SELECT min(id), max(id), count(*) FROM decks_card WHERE deck_id = %s", [deck])
-        first, last, count = cur.fetchone()
-        assert last - first + 1 == count == cards, "card ids are not contiguous"
-        t = step(f"{cards} cards", t)
-
-        password = make_password("pw-bench-123")
-        cur.execute(
-            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
-            " email, is_staff, is_active, date_joined)"
-            " SELECT %s, false, name, '', '', '', false, true, now() FROM ("
-            "  SELECT 'bench' || lpad(g::text, 4, '0') AS name FROM generate_series(0, %s - 1) g"
-            "  UNION ALL SELECT 'heavy') names ORDER BY name",
-            [password, users],
-        )
-        cur.execute(
-            f"INSERT INTO {Profile._meta.db_table} (user_id, time_zone, new_cards_per_day,"
-            " reviews_per_day, target_recall, leech_threshold, extra_new_cards, interview_mode)"
-            " SELECT id, (ARRAY['UTC', 'Europe/Berlin', 'America/New_York',"
-            " 'Asia/Tokyo'])[1 + id %% 4], 20, 200, 90, 8, 0, true FROM auth_user",
-            [],
-        )
-        cur.execute(
-            "INSERT INTO authtoken_token (key, user_id, created) SELECT"
-            " substr(md5(random()::text) || md5(random()::text), 1, 40), id, now() FROM auth_user"
-        )
-        cur.execute("SELECT min(id) FROM auth_user WHERE username LIKE 'bench%%'", [])
-        u0 = cur.fetchone()[0]
-        cur.execute("SELECT id FROM auth_user WHERE username = 'heavy'")
-        heavy = cur.fetchone()[0]
-        t = step(f"{users + 1} users, profiles, tokens", t)
-
-        state_cols = (
-            "user_id, card_id, deck_id, repetitions, ease_factor, interval_days, due_at,"
-            " needs_redrill, lapses, last_grade, last_reviewed_at, introduced_at, suspended, leech"
-        )
-        # heavy: every card of the big deck, 2% due today or overdue.
-        cur.execute(
-            f"INSERT INTO study_cardstate ({state_cols})"
-            " SELECT %(u)s, %(c0)s + g, %(deck)s, 1 + g %% 8, 1.30 + (g %% 150) / 100.0,"
-            "  1 + g %% 365,"
-            "  CASE WHEN g %% 50 = 0 THEN now() - (g %% 97) * interval '1 hour'"
-            "       ELSE now() + (1 + g %% 300) * interval '1 day' END,"
-            "  false, g %% 3, 4, now() - interval '2 days', now() - interval '60 days',"
-            "  false, false"
-            " FROM generate_series(0, %(n)s - 1) g",
-            {"u": heavy, "c0": first, "deck": deck, "n": cards},
-        )
-        # learners: 300 states on the big deck (a third due); review-loop learners 3,000, all due.
-        cur.execute(
-            f"INSERT INTO study_cardstate ({state_cols})"
-            " SELECT u, %(c0)s + ((u * 7919 + k * 331) %% %(n)s), %(deck)s, 1 + k %% 6,"
-            "  1.30 + (k %% 150) / 100.0, 1 + k %% 200,"
-            "  CASE WHEN u < %(u0)s + %(loop)s OR k %% 3 = 0"
-            "       THEN now() - (1 + k %% 30) * interval '1 day'"
-            "       ELSE now() + (1 + k %% 200) * interval '1 day' END,"
-            "  false, k %% 2, 4, now() - interval '3 days', now() - interval '90 days',"
-            "  false, false"
-            " FROM generate_series(%(u0)s, %(u0)s + %(users)s - 1) u,"
-            "  LATERAL generate_series(0, CASE WHEN u < %(u0)s + %(loop)s"
-            "   THEN 2999 ELSE 299 END) k",
-            {"c0": first, "n": cards, "deck": deck, "u0": u0, "users": users, "loop": LOOP_USERS},
-        )
-        # heavy took the big deck's cards in order, as the queue offers them: its new-card
-        # cursor is past the last one. The learners' 300 cards are scattered: no cursor.
-        cur.execute(
-            "INSERT INTO study_newcardcursor (user_id, deck_id, after_card_id) VALUES (%s, %s, %s)",
-            [heavy, deck, last],
-        )
-        t = step("card states", t)
-
-        iso = "'YYYY-MM-DD\"T\"HH24:MI:SS+00:00'"
-        state = (
-            "json_build_object('repetitions', {n}, 'ease_factor', '2.50', 'interval_days', {i},"
-            " 'due_at', to_char({at} + ({i}) * interval '1 day', " + iso + "),"
-            " 'needs_redrill', false, 'redrill_anchor', null, 'lapses', 0, 'last_grade', {g},"
-            " 'last_reviewed_at', to_char({at}, " + iso + "))"
-        )
-        log_cols = (
-            "user_id, card_id, grade, kind, reviewed_at, duration_ms, state_before, state_after"
-        )
         heavy_logs = min(cards, logs)
-        cur.execute(
-            f"INSERT INTO study_reviewlog ({log_cols})"
-            " SELECT %(u)s, %(c0)s + g, 1 + g %% 5, 'review', at, 4000 + g %% 9000,"
-            f" {state.format(n='g %% 8', i='g %% 365', at='at', g='1 + g %% 5')},"
-            f" {state.format(n='1 + g %% 8', i='1 + g %% 365', at='at', g='1 + g %% 5')}"
-            " FROM (SELECT g, now() - (1 + g %% 365) * interval '1 day' - (g %% 23) * interval"
-            "  '1 hour' AS at FROM generate_series(0, %(n)s - 1) g) x",
-            {"u": heavy, "c0": first, "n": heavy_logs},
+        seeded = seed_study(
+            cur,
+            deck_slug=BIG,
+            cards=cards,
+            learners=users,
+            password=make_password("pw-bench-123"),
+            time_zones=("UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"),
+            interview_mode=True,
+            tokens=True,
+            learner_states=300,
+            loop_learners=LOOP_USERS,
+            loop_states=3000,
+            heavy_log_cards=heavy_logs,
+            learner_logs=max(0, (logs - heavy_logs) // users),
         )
-        per_user = max(0, (logs - heavy_logs) // users)
-        cur.execute(
-            f"INSERT INTO study_reviewlog ({log_cols})"
-            " SELECT u, %(c0)s + ((u * 7919 + (k %% 300) * 331) %% %(n)s), 1 + (u + k) %% 5,"
-            "  'review', at, 3000 + k %% 7000,"
-            f" {state.format(n='k %% 6', i='k %% 200', at='at', g='1 + (u + k) %% 5')},"
-            f" {state.format(n='1 + k %% 6', i='1 + k %% 200', at='at', g='1 + (u + k) %% 5')}"
-            " FROM (SELECT u, k, now() - (1 + (k * 37) %% 365) * interval '1 day'"
-            "  - (k %% 19) * interval '1 hour' AS at"
-            "  FROM generate_series(%(u0)s, %(u0)s + %(users)s - 1) u,"
-            "  generate_series(0, %(per)s - 1) k) x",
-            {"c0": first, "n": cards, "u0": u0, "users": users, "per": per_user},
-        )
-        cur.execute("SELECT count(*) FROM study_reviewlog")
-        total_logs = cur.fetchone()[0]
-        t = step(f"{total_logs} review logs (all before today, so today's limits are fresh)", t)
-        cur.execute("ANALYZE")
-        t = step("ANALYZE", t)
+    first, last = seeded.first_card, seeded.last_card
+    t = time.perf_counter()
 
     from django.contrib.auth import get_user_model
 
@@ -245,7 +125,7 @@ def time_queue(repeat: int) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from apps.decks.models import Deck
-    from apps.study import selectors
+    from apps.study import queue as study_queue
 
     users = get_user_model().objects
     heavy = users.get(username="heavy")
@@ -265,14 +145,14 @@ def time_queue(repeat: int) -> None:
         ("learner, shipped deck, whole queue", learner, shipped, None),
     ]
     for label, user, deck, size in cases:
-        selectors.queue(user, deck, size=size)
+        study_queue.queue(user, deck, size=size)
         timings = []
         for _ in range(repeat):
             started = time.perf_counter()
-            q = selectors.queue(user, deck, size=size)
+            q = study_queue.queue(user, deck, size=size)
             timings.append((time.perf_counter() - started) * 1000)
         with CaptureQueriesContext(connection) as ctx:
-            selectors.queue(user, deck, size=size)
+            study_queue.queue(user, deck, size=size)
         # The database's own share: PostgreSQL's execution time of the same queries.
         db_ms = 0.0
         with connection.cursor() as cur:

@@ -76,90 +76,29 @@ def seed() -> dict:
     from django.core.management import call_command
     from django.db import connection
 
-    from apps.accounts.models import Profile
-    from bench.common import step
+    from bench.common import seed_study, step
 
     t = time.perf_counter()
     call_command("migrate", verbosity=0)
     t = step("migrate", t)
     with connection.cursor() as cur:
-        cur.execute("SET statement_timeout = 0")
-        cur.execute(
-            "INSERT INTO decks_deck (slug, title, description, description_html, objectives,"
-            " is_published, created_at, updated_at) VALUES (%s, 'Generated 100k', '', '', '[]',"
-            " true, now(), now()) RETURNING id",
-            [BIG],
-        )
-        deck = cur.fetchone()[0]
-        cur.execute(
-            'INSERT INTO decks_section (deck_id, slug, "order", title, summary, summary_html)'
-            " SELECT %s, 's' || g, g, 'Section ' || g, '', '' FROM generate_series(0, 99) g",
-            [deck],
-        )
-        cur.execute(
-            'INSERT INTO decks_card (deck_id, section_id, slug, "order", front, back, why, tags,'
-            " front_html, back_html, why_html, updated_at, kind, note_slug, ordinal, source,"
-            " type_answer)"
-            " SELECT %(deck)s, s.id, 'c' || g, g, 'Question ' || g, 'Answer ' || g, '', '[]',"
-            "  '<p>Question ' || g || '</p>', '<p>Answer</p>', '', now(), 'basic', 'c' || g, 1, '',"
-            "  false"
-            " FROM generate_series(0, %(n)s - 1) g"
-            ' JOIN decks_section s ON s.deck_id = %(deck)s AND s."order" = g / %(per)s'
-            " ORDER BY g",
-            {"deck": deck, "per": CARDS // 100, "n": CARDS},
-        )
-        cur.execute("SELECT min(id), max(id) FROM decks_card WHERE deck_id = %s", [deck])
-        first, last = cur.fetchone()
-        t = step(f"{CARDS} cards", t)
-        cur.execute(
-            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
-            " email, is_staff, is_active, date_joined)"
-            " VALUES ('!', false, 'heavy', '', '', '', false, true, now()) RETURNING id"
-        )
-        heavy = cur.fetchone()[0]
-        cur.execute(
-            f"INSERT INTO {Profile._meta.db_table} (user_id, time_zone, new_cards_per_day,"
-            " reviews_per_day, target_recall, leech_threshold, extra_new_cards, interview_mode)"
-            " VALUES (%s, 'UTC', 20, 200, 90, 8, 0, false)",
-            [heavy],
-        )
         # g < 400: the backlog's cards, due six days ago; the next 510: due an hour ago (the online
         # run's and the warm-up's).
-        cur.execute(
-            "INSERT INTO study_cardstate (user_id, card_id, deck_id, repetitions, ease_factor,"
-            " interval_days, due_at, needs_redrill, lapses, last_grade, last_reviewed_at,"
-            " introduced_at, suspended, leech)"
-            " SELECT %(u)s, %(c0)s + g, %(deck)s, 1 + g %% 8, 1.30 + (g %% 150) / 100.0,"
-            "  1 + g %% 30,"
-            "  CASE WHEN g < %(b)s THEN now() - interval '6 days'"
-            "   WHEN g < %(b)s + %(o)s + %(w)s THEN now() - interval '1 hour'"
-            "   ELSE now() + (1 + g %% 300) * interval '1 day' END,"
-            "  false, g %% 3, 4, now() - interval '10 days' - (g %% 7) * interval '1 minute',"
-            "  now() - interval '60 days', false, false FROM generate_series(0, %(n)s - 1) g",
-            {
-                "u": heavy,
-                "c0": first,
-                "deck": deck,
-                "n": CARDS,
-                "b": BACKLOG_CARDS,
-                "o": ONLINE,
-                "w": WARM,
-            },
+        seeded = seed_study(
+            cur,
+            deck_slug=BIG,
+            cards=CARDS,
+            heavy_due=f"CASE WHEN g < {BACKLOG_CARDS} THEN now() - interval '6 days'"
+            f" WHEN g < {BACKLOG_CARDS + ONLINE + WARM} THEN now() - interval '1 hour'"
+            " ELSE now() + (1 + g % 300) * interval '1 day' END",
+            heavy_interval="1 + g % 30",
+            heavy_reviewed_at="now() - interval '10 days' - (g % 7) * interval '1 minute'",
+            heavy_cursor=False,
+            heavy_log_cards=CARDS,
+            heavy_logs_per_card=LOGS_PER_CARD,
+            heavy_log_at="now() - interval '10 days' - (k * 20 + g % 7) * interval '1 day' / 3",
         )
-        t = step(f"{CARDS} card states", t)
-        cur.execute(
-            "INSERT INTO study_reviewlog (user_id, card_id, grade, kind, reviewed_at, duration_ms,"
-            " state_before, state_after, client_id, conflict)"
-            " SELECT %(u)s, %(c0)s + g, 4, 'review',"
-            "  now() - interval '10 days' - (k * 20 + g %% 7) * interval '1 day' / 3,"
-            "  4000 + g %% 5000, NULL, '{}'::jsonb, NULL, false"
-            " FROM generate_series(0, %(n)s - 1) g, generate_series(0, %(k)s - 1) k",
-            {"u": heavy, "c0": first, "n": CARDS, "k": LOGS_PER_CARD},
-        )
-        t = step(f"{CARDS * LOGS_PER_CARD} review log rows", t)
-        cur.execute("ANALYZE")
-        step("ANALYZE", t)
-    return {"heavy": heavy, "first": first, "last": last}
+    return {"heavy": seeded.heavy, "first": seeded.first_card, "last": seeded.last_card}
 
 
 def backlog(first_card: int, seeded: dict, now, rng: random.Random) -> list[dict]:
