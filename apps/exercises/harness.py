@@ -99,9 +99,21 @@ def assert_equal(got, want, *, name: str = "result"):
         raise AssertionError(f"{name} is {_short(got)}, expected {_short(want)}")
 
 
+def start_ray(num_cpus: int = 2):
+    """A local Ray for an exercise that declares `runtime: ray`, started once per run: its object
+    store fits the run's /dev/shm, and nothing goes to the dashboard or the driver's log."""
+    import ray  # only a Ray run's sandbox holds it
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=num_cpus, object_store_memory=128 << 20, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)  # fmt: skip
+    return ray
+
+
 def _checks_module() -> types.ModuleType:
     module = types.ModuleType("checks", "Helpers the exercises' tests compare results with.")
-    module.__dict__.update(assert_close=assert_close, assert_equal=assert_equal)
+    module.__dict__.update(assert_close=assert_close, assert_equal=assert_equal,
+                           start_ray=start_ray)  # fmt: skip
     return module
 
 
@@ -117,7 +129,7 @@ def _limits(job: dict) -> None:
         (resource.RLIMIT_AS, (limits["memory_mb"] << 20,) * 2),
         (resource.RLIMIT_NPROC, (limits["processes"],) * 2),
         (resource.RLIMIT_FSIZE, (limits["file_mb"] << 20,) * 2),
-        (resource.RLIMIT_NOFILE, (64, 64)),
+        (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
     for which, value in wanted:
@@ -177,6 +189,12 @@ def _tests(namespace: dict) -> list:
     ]
 
 
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # the learner may have closed it
+            stream.flush()
+
+
 def _on_cpu_limit(signum, frame):
     _emit({"event": "limit", "what": "cpu"})
     os._exit(3)
@@ -221,6 +239,7 @@ def main() -> None:
     except BaseException as exc:  # the learner's top level: SystemExit and all
         _emit({"event": "load_error", "message": _describe(exc, visible_file=None)})
         _emit({"event": "done", "ms": round(1000 * (time.perf_counter() - started))})
+        _flush()  # what it printed before it failed is part of the answer
         os._exit(0)
 
     for suite in job["suites"]:
@@ -256,9 +275,7 @@ def main() -> None:
                 "event": "test", "name": name, "suite": suite["name"], "passed": passed,
                 "message": message, "ms": round(1000 * (time.perf_counter() - t0), 1),
             })  # fmt: skip
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # the learner may have closed it
-            stream.flush()
+    _flush()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     _emit({"event": "done", "ms": round(1000 * (time.perf_counter() - started)),
            "cpu_ms": round(1000 * (usage.ru_utime + usage.ru_stime))})  # fmt: skip
