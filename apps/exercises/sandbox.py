@@ -13,8 +13,13 @@ What a run gets:
   harness as root without capabilities but SETUID/SETGID, and the harness drops to a uid picked
   for this run before it reads a line of the learner's code, so the process limit counts this run
   alone (RLIMIT_NPROC is not enforced for root);
-- rlimits on CPU time, address space, processes, file size and open files; a wall-clock deadline
-  after which the whole process group is killed; a cap on what it may print.
+- a seccomp filter (apps/exercises/seccomp.py): no new user namespace, and for an ordinary run
+  no new process either, so its address-space limit is its whole memory;
+- rlimits on CPU time, address space, threads, file size and open files; a wall-clock deadline
+  after which the whole process group is killed; a cap on what it may print;
+- a run of an exercise with `runtime: ray`: the worker's site-packages, processes of its own, a
+  /dev/shm for Ray's object store, and its processes' memory summed by the worker (_MemoryWatch)
+  and stopped past the run's limit.
 
 Where bwrap is missing or cannot start, `probe` says why and nothing is run: there is no
 fallback that runs code bare.
