@@ -1,6 +1,7 @@
 """Every shipped exercise, in the real sandbox: its reference passes every test and each of its
 wrong solutions fails one. `manage.py seed` loads them as accepted on the strength of this test.
-Two runs at a time (the machine has two cores), each with the learners' own limits."""
+Two runs at a time (the machine has two cores), each with the learners' own limits: those of
+its runtime, so the exercises that declare `runtime: ray` start a real local Ray each run."""
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -9,11 +10,11 @@ import yaml
 
 from apps.exercises import grading, sandbox
 from apps.exercises.content import exercise_file_parse
+from apps.exercises.limits import run_limits
 from tests.exercises.conftest import needs_bwrap
 
 FILE = Path(__file__).resolve().parents[2] / "fixtures" / "exercises" / "distributed-rl-on-ray.yaml"
 DECK = Path(__file__).resolve().parents[2] / "fixtures" / "decks" / "distributed-rl-on-ray.yaml"
-LIMITS = grading.Limits()  # what learners get: 5 s CPU, 10 s in all, 512 MB
 
 
 def shipped():
@@ -47,12 +48,14 @@ def test_every_reference_passes_and_every_wrong_solution_fails():
         suites = [grading.Suite("hidden", exercise.tests, visible=True)]
         if exercise.examples:
             suites.insert(0, grading.Suite("examples", exercise.examples, visible=True))
-        jobs.append((exercise.slug, "reference", exercise.reference, suites))
-        jobs += [(exercise.slug, w["mistake"], w["code"], suites) for w in exercise.wrong]
+        limits = run_limits(exercise.runtime)
+        jobs.append((exercise.slug, "reference", exercise.reference, suites, limits))
+        jobs += [(exercise.slug, w["mistake"], w["code"], suites, limits) for w in exercise.wrong]
+    jobs.sort(key=lambda job: job[4].runtime != "ray")  # the long runs first, beside the short
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda job: sandbox.run(job[2], job[3], LIMITS), jobs))
+        outcomes = list(pool.map(lambda job: sandbox.run(job[2], job[3], job[4]), jobs))
     problems = []
-    for (slug, what, _, _), outcome in zip(jobs, outcomes, strict=True):
+    for (slug, what, _, _, _), outcome in zip(jobs, outcomes, strict=True):
         if what == "reference" and not outcome.passed:
             failed = [f"{t.name}: {t.message}" for t in outcome.tests if not t.passed]
             problems.append(f"{slug}: the reference fails: {outcome.problem} {failed[:2]}")
