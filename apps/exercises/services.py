@@ -265,9 +265,23 @@ def exercise_file_load(path) -> str:
     deck = Deck.objects.get(slug=doc.deck)
     changed = 0
     for exercise in doc.exercises:
-        _, created = exercise_save(
+        revision, created = exercise_save(
             deck=deck, doc=exercise, made_by=ExerciseRevision.Source.SEED, accept=True,
             note="shipped content",
         )  # fmt: skip
         changed += created
-    return f"{doc.deck}: {len(doc.exercises)} exercises, {changed} new or changed"
+        if not created and revision.exercise.retired_at is not None:
+            revision_make_current(revision)  # shipped again: back for learners
+            changed += 1
+    # A shipped exercise the file no longer holds is retired, not deleted: its submissions and
+    # every learner's schedule stay (a later file may bring it back). An author's own
+    # exercises in the deck are not the file's to retire.
+    dropped = (
+        Exercise.objects.filter(deck=deck, retired_at=None)
+        .exclude(slug__in=[e.slug for e in doc.exercises])
+        .exclude(revisions__made_by__in=[s for s in ExerciseRevision.Source.values
+                                         if s != ExerciseRevision.Source.SEED])
+    )  # fmt: skip
+    retired = [exercise_retire(exercise=e).slug for e in dropped]
+    summary = f"{doc.deck}: {len(doc.exercises)} exercises, {changed} new or changed"
+    return summary + (f", retired {', '.join(retired)}" if retired else "")
