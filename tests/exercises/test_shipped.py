@@ -33,9 +33,10 @@ def shipped():
     return exercise_file_parse(yaml.safe_load(FILE.read_text()), FILE.name, names_of=known)
 
 
-def test_the_file_is_valid_and_holds_fifteen_exercises_at_interview_depth():
+def test_the_file_is_valid_and_holds_twenty_exercises_at_interview_depth():
     doc = shipped()
-    assert len(doc.exercises) >= 15
+    assert len(doc.exercises) >= 20
+    assert sum(e.runtime == "ray" for e in doc.exercises) >= 5  # Ray and RLlib for real
     for exercise in doc.exercises:
         assert exercise.source and exercise.cards and exercise.wrong, exercise.slug
         assert len(grading.test_names(exercise.tests)) >= 3, f"{exercise.slug}: too few tests"
