@@ -162,6 +162,17 @@ def runtime_discover(packages: str = "numpy") -> Runtime:
     return Runtime(python, tuple(kept), tuple(site), hidden, tuple(symlinks))
 
 
+def runtime_problem(packages: str) -> str | None:
+    """Why this worker cannot give a run the packages it declares (None: it can). The "ray"
+    runtime is the worker's own Ray and RLlib with torch: the rllib extra."""
+    if packages != "ray":
+        return None
+    missing = [name for name in ("ray", "torch") if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"this worker has no {' or '.join(missing)} (install the rllib extra)"
+    return None
+
+
 def run_uid() -> int:
     low, high = RUN_UIDS
     return low + secrets.randbelow(high - low)

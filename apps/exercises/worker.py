@@ -104,7 +104,7 @@ def submission_run(*, submission_id: int, runner=None) -> str | None:
     submission = Submission.objects.select_related("revision", "exercise", "user").get(
         pk=submission_id
     )
-    reason = sandbox_reason()
+    reason = sandbox_reason() or sandbox.runtime_problem(submission.revision.runtime)
     if reason is not None:
         _finish_error(submission, _refusal(reason))
         return Status.ERROR
@@ -189,7 +189,7 @@ def revision_check_run(*, revision_id: int, runner=None) -> str | None:
         suites.append(grading.Suite("examples", revision.examples, visible=True))
     suites.append(grading.Suite("hidden", revision.tests, visible=True))
     report: dict = {"problems": []}
-    reason = sandbox_reason()
+    reason = sandbox_reason() or sandbox.runtime_problem(revision.runtime)
     try:
         if reason is not None:
             raise sandbox.SandboxUnavailable(reason)
