@@ -52,6 +52,7 @@ SANDBOX_DIR = "/sandbox"
 SITE_DIR = f"{SANDBOX_DIR}/site"
 EVENTS_MAX_BYTES = 512 * 1024
 RUN_UIDS = (200_000, 260_000)  # the range a root worker picks each run's uid from
+APP_PACKAGES = ("apps", "config")  # this app's own top-level packages
 
 
 class SandboxUnavailable(Exception):
@@ -155,11 +156,15 @@ def runtime_discover(packages: str = "numpy") -> Runtime:
     binds |= resolved
     # A directory inside another bound one needs no bind of its own.
     kept = sorted(b for b in binds if not any(b != o and b.startswith(o + os.sep) for o in binds))
-    hidden = tuple(
+    hidden = [
         d for d in (os.path.join(stdlib, "site-packages"), os.path.join(stdlib, "dist-packages"))
         if os.path.isdir(d)
-    )  # fmt: skip
-    return Runtime(python, tuple(kept), tuple(site), hidden, tuple(symlinks))
+    ]  # fmt: skip
+    for host, inside in site:
+        # An image that pip-installs the app puts its own code beside Ray: never shown.
+        hidden += [f"{inside}/{name}" for name in APP_PACKAGES
+                   if inside == SITE_DIR and os.path.isdir(os.path.join(host, name))]  # fmt: skip
+    return Runtime(python, tuple(kept), tuple(site), tuple(hidden), tuple(symlinks))
 
 
 def runtime_problem(packages: str) -> str | None:
@@ -228,10 +233,10 @@ def command(
             made.add(p)
     for path in runtime.binds:
         cmd += ["--ro-bind", path, path]
-    for path in runtime.hidden:
-        cmd += ["--tmpfs", path]
     for host, dest in runtime.site:
         cmd += ["--ro-bind", host, dest]
+    for path in runtime.hidden:  # after the binds: a hidden path may lie inside one
+        cmd += ["--tmpfs", path]
     cmd += [
         "--ro-bind", harness, f"{SANDBOX_DIR}/harness.py",
         "--proc", "/proc", "--dev", "/dev",

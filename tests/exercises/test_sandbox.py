@@ -59,6 +59,21 @@ def test_the_real_runtime_holds_no_app_code():
     assert any(dest == "/sandbox/site/numpy" for _, dest in rt.site)
 
 
+def test_a_ray_run_never_sees_the_app_installed_beside_ray(tmp_path):
+    site = tmp_path / "site-packages"
+    for name in ("ray", "apps", "config"):
+        (site / name).mkdir(parents=True)
+    rt = sandbox.Runtime(
+        python="/opt/py/bin/python3.11", binds=("/opt/py/lib",),
+        site=((str(site), "/sandbox/site"),), hidden=("/sandbox/site/apps", "/sandbox/site/config"),
+        symlinks=(),
+    )  # fmt: skip
+    cmd = sandbox.command(rt, grading.Limits(runtime="ray"), privileged=True)
+    bind_at = cmd.index("/sandbox/site")
+    for hidden in ("/sandbox/site/apps", "/sandbox/site/config"):
+        assert cmd.index(hidden) > bind_at and cmd[cmd.index(hidden) - 1] == "--tmpfs"
+
+
 def test_a_complete_run_passes():
     events = lines(
         {"event": "start"},
