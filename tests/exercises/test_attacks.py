@@ -60,14 +60,20 @@ def attack(user, exercise, code: str, *, wall_ms: int = WALL_MS) -> Submission:
 
 
 def sandbox_processes() -> list[int]:
-    """Processes on this machine still running our harness (none may outlive its run)."""
+    """Processes of a finished run still alive on this machine: a harness or a sleeper whose
+    sandbox (bwrap) is gone. A run still going, anyone's on a shared machine, has its bwrap."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+            parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
+            parent_cmdline = Path(f"/proc/{parent}/cmdline").read_bytes()
+        except (OSError, ValueError):
             continue
-        if b"/sandbox/harness.py" in cmdline or b"sleeper_marker_55" in cmdline:
+        ours = b"/sandbox/harness.py" in cmdline or b"sleeper_marker_55" in cmdline
+        is_sandbox = b"bwrap" in cmdline.split(b"\0")[0]  # a worker's own child, not the code's
+        if ours and not is_sandbox and b"bwrap" not in parent_cmdline:
             found.append(int(pid))
     return found
 
