@@ -113,7 +113,7 @@ def submission_create(
             message = (
                 f"Your {what} of “{running.exercise.title}” has no result yet. Each learner has "
                 "one run at a time, so everyone's code starts promptly: send this one when that "
-                "result shows (a few seconds)."
+                "result shows."
             )
         raise StillRunning(message, submission=running) from None
     return submission, True
