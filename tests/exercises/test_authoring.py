@@ -143,7 +143,7 @@ def test_a_shipped_exercise_dropped_from_the_file_is_retired_with_its_history_ke
 ):
     from apps.exercises.content import ExerciseFileDoc, exercise_file_dump
     from apps.exercises.selectors import due_exercises
-    from apps.study.models import PracticeState
+    from apps.practice.models import PracticeState
     from tests.exercises.conftest import submit
 
     def ship(*docs):
