@@ -14,15 +14,17 @@ from django.template import loader
 from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
+from apps.browse import selectors as browse_selectors
 from apps.charts.bars import bar_chart
 from apps.charts.geometry import year_heatmap
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.exercises import selectors as exercise_selectors
+from apps.interview import fitting, plan, tasks
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, fitting, interview, progress, tasks
+from apps.study import progress
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
@@ -47,7 +49,7 @@ def _study_state(user, decks: list) -> dict:
     for item in decks:
         item.due = item.study = counts.get(item.pk, {"due": 0, "new": 0})
         item.path = paths[item.pk]
-    date, line = interview.next_step(user), interview.today_line(user)
+    date, line = plan.next_step(user), plan.today_line(user)
     actions = selectors.next_actions(
         decks, counts, paths, interview=selectors.interview_action(line),
         interview_mode=line is not None, has_plan=date is not None,
@@ -135,7 +137,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "calibration": shown.calibration,
         "calibration_shown": shown,
         "calibration_min": fitting.CALIBRATION_MIN_REVIEWS,
-        "leeches": browse.leech_cards(request.user),
+        "leeches": browse_selectors.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
         "formulas": progress.FORMULAS,
         "exercises": exercise_selectors.exercise_figures(request.user),
