@@ -1,20 +1,34 @@
 """Teaching quality, measured over a deck document and its quiz documents (pure: no Django).
 
 The content lint (apps.quizzes.lint) finds tells and broken rules; this module measures how
-well the deck teaches, as `manage.py content_report` prints it beside each target:
+well the deck teaches, as `manage.py content_report` prints it beside each target. Words are
+compared as stems (`word_stems`): identifiers split into their parts (`STRICT_PACK` is strict +
+pack, `EnvRunnerGroup` env + runner + group), a light suffix strip (`spreads` and `spread` meet),
+stop words out.
 
-- cards whose answer holds more than one fact: a basic or reverse answer (code blocks and the
-  "why" aside) with more than one sentence, a list, or clauses joined by a semicolon (a short
-  caption before a code block and a bare "Yes."/"No." verdict are no facts of their own); a cloze
-  card whose deletion is itself a list ("a, b and c");
-- cloze cards whose answer the card itself gives away: the deletion appears in the text the
-  card shows (another deletion, a hint, the rest of the sentence), it is an acronym spelled
-  out in the parentheses beside it, or it is one of a set of percentages that add up to 100;
+- cards whose answer holds more than one fact (`answer_facts`): a basic or reverse answer (code
+  blocks and the "why" aside) with more than one sentence, a list, clauses joined by a
+  semicolon, an inline list of three or more short items ("a, b and c"), a parenthetical that
+  adds a figure or a default the front did not ask for, two or more figures with units, an
+  inserted second predicate ("and, above a threshold, kills"), or a front that asks two things
+  ("..., and why?"); a short caption before a code block and a bare "Yes."/"No." verdict are no
+  facts of their own; a cloze card whose deletion is itself a list;
+- cloze cards whose answer the card itself gives away (`self_answering`): at least half of the
+  deletion's stems appear in the text the card shows (another deletion, a sibling name, a hint,
+  the rest of the sentence), a number it hides is shown elsewhere, it is an acronym spelled out
+  in the parentheses beside it, one of a set of percentages adding up to 100, or one end of a
+  0/1 pair;
 - deletions longer than DELETION_WORDS_MAX words;
-- candidate near-duplicates: notes whose front and back share at least DUPLICATE_SHARE of
-  their content words (Jaccard), joined transitively, for a person to read (word overlap finds
-  related cards as well as duplicates, and misses duplicates phrased apart);
+- near-duplicates: notes with the same "why", or whose answers share at least
+  DUPLICATE_ANSWER_SHARE of their stems (target 0); and candidates for a person to read, notes
+  whose front and back share at least DUPLICATE_SHARE of their stems (Jaccard), joined
+  transitively (word overlap finds related cards as well as duplicates);
 - reverse notes (a term and its definition both recalled);
+- single-choice questions answerable from their wording (`wording_tells`, target at most
+  WORDING_MAX): the right option shares more words with the prompt than any distractor, shares
+  more of the evidence's own words than any distractor (the evidence names its cause), differs
+  in shape from distractors that share one (first word, a colon), or is the only option free of
+  absolute words;
 - for quizzes: the score of each length strategy (the longest, second-longest, shortest or
   second-shortest option of single and multi-choice questions, as scored by
   apps.quizzes.scoring's rules), overall and in the worst knowledge check (positions are
@@ -42,7 +56,9 @@ from .lint import STRATEGY_LIMIT, absolute_words
 
 MULTI_FACT_MAX = 0.10
 DELETION_WORDS_MAX = 6
-DUPLICATE_SHARE = 0.3
+DUPLICATE_SHARE = 0.35
+DUPLICATE_ANSWER_SHARE = 0.5
+WORDING_MAX = 0.15
 POSITION_STRATEGY_MAX = 0.30
 BLIND_MAX = 0.15
 
@@ -71,8 +87,49 @@ def _prose(markdown: str) -> str:
     return _INLINE_CODE.sub(" code ", _FENCE.sub(" ", markdown or ""))
 
 
-def _content_words(text: str) -> set[str]:
-    return {w.lower().strip(".") for w in _WORD.findall(_prose(text))} - _STOP
+# Word stems ---------------------------------------------------------------------------------
+
+# A token, Greek letters included (ρ̄ and c̄ are words of their own here).
+_TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff'_.\-/]*")
+# The parts of an identifier: camel-case humps, runs of capitals, lower-case runs, numbers.
+_PART = re.compile(
+    r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z\u0370-\u03ff]+|[A-Z\u0391-\u03a9]+|\d+(?:\.\d+)?"
+)
+_STEM_STOP = _STOP | {
+    "all", "any", "every", "only", "other", "own", "same", "such", "there", "these", "those",
+    "where", "whose", "via", "per", "e.g", "i.e", "also", "about", "after", "before", "while",
+    "until", "s", "t", "x",
+}  # fmt: skip
+# Longest first: "ations" before "ation" before "s". A stem keeps at least three letters.
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "ly", "s",
+             "e", "y")  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A crude stem: enough for "spreads" to meet "SPREAD" and "sampler" to meet "sample"."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def word_parts(text: str) -> list[str]:
+    """The words of a text with every identifier split into its parts: `num_envs_per_env_runner`
+    is num, envs, per, env, runner; `EnvRunnerGroup` is Env, Runner, Group."""
+    parts: list[str] = []
+    for token in _TOKEN.findall((text or "").replace("`", " ")):
+        for piece in re.split(r"[_.\-/']", token):
+            parts += _PART.findall(piece)
+    return parts
+
+
+def word_stems(text: str) -> set[str]:
+    """Content stems of a text (fenced code left out, inline code read as the words it spells)."""
+    return {
+        stem(part) for part in word_parts(_FENCE.sub(" ", text or ""))
+        if part.isdigit() or (len(part) > 1 and part.lower() not in _STEM_STOP)
+    }  # fmt: skip
 
 
 def sentences(text: str) -> int:
@@ -91,14 +148,59 @@ _CAPTION = re.compile(r"(?:(?<=[.!?])\s+|^)(?:[^\s.!?:]+ ){0,3}[^\s.!?:]+:\s*(?=
 _VERDICT = re.compile(r"^\s*(?:Yes|No)[.!]\s+(?=\S)", re.IGNORECASE)
 
 
-def answer_facts(back: str) -> int:
+# A front asking two things: "..., and why?", "and how is it switched on?", "Which three ...".
+_TWO_QUESTIONS = re.compile(
+    r",\s+and\s+(?:what|when|where|why|how|which|who|to what)\b|\band\s+(?:why|how)\s*\?"
+    r"|\b(?:which|what)\s+(?:\w+\s+)?(?:two|three|four|five)\b", re.IGNORECASE)  # fmt: skip
+_PARENTHETICAL = re.compile(r"\(([^()]*)\)")
+_EXAMPLE = re.compile(r"\s*(?:e\.g|i\.e|such as|for example)\b", re.IGNORECASE)
+# An inline list: three or more short items (five words at most, not opening a clause), "a, b
+# and c" or "a, b, or c", after the start of a sentence, a colon or a word that announces one
+# ("of", "as", "include", "are").
+_ITEM = (
+    r"(?!(?:which|so|when|where|while|if|because|then|but|as|such|using|with|by|yet|to|"
+    r"from|into|for|after|before|until|unless|since|though)\b)(?:[^\s,;:.()]+\s){0,4}[^\s,;:.()]+"
+)
+_INLINE_LIST = re.compile(
+    r"(?:^|:\s*|\b(?:of|as|include|includes|are)\s)(?:" + _ITEM + r",\s)+" + _ITEM
+    + r",?\s(?:and|or)\s" + _ITEM)  # fmt: skip
+# "..., and, above a threshold, kills": a second predicate set off by an inserted phrase.
+_INSERTED = re.compile(r"\band,\s")
+# "1000 for an async actor and 1 for any other": two answers to two cases.
+_CASES = re.compile(r"\bfor\b[^,.;:]*\band\b[^,.;:]*\bfor\b")
+_FIGURE = re.compile(
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:%|GB|GiB|MB|MiB|KiB|ms\b|µs\b|s\b|seconds|days|hours|"
+    r"TPUs|GPUs|CPUs|frames|images|million|billion|epochs|steps|actors|agents)")  # fmt: skip
+
+
+# "40% to 80%" is one figure, a range.
+_RANGE = re.compile(r"(\d[\d,.]*\s*%?)\s*(?:to|-|–)\s*\d[\d,.]*")
+
+
+def answer_facts(back: str, front: str = "") -> int:
     """How many facts an answer appears to hold: sentences, list items and semicolon clauses,
-    leaving out a code block's caption and a bare yes/no verdict."""
-    prose = _prose(_VERDICT.sub("", _CAPTION.sub(" ", back or "")))
-    items = len(_LIST_ITEM.findall(prose))
-    if items >= 2:
-        return items
-    return sentences(prose) + prose.count(";")
+    plus one for each sign of a second fact (module docstring), leaving out a code block's
+    caption and a bare yes/no verdict. `front`, when given, is read for a second question."""
+    prose = " ".join(_prose(_VERDICT.sub("", _CAPTION.sub(" ", back or ""))).split())
+    items = len(_LIST_ITEM.findall(_prose(_VERDICT.sub("", _CAPTION.sub(" ", back or "")))))
+    facts = items if items >= 2 else sentences(prose) + prose.count(";")
+    asks_default = "default" in (front or "").lower()
+    added = [
+        bool(_TWO_QUESTIONS.search(_prose(front or ""))),
+        any(
+            re.search(r"\d|\bdefaults?\b", inner) and re.match(r"[A-Za-z][^()]*\s", inner)
+            and not _EXAMPLE.match(inner) and not asks_default
+            for inner in _PARENTHETICAL.findall(prose)
+        ),
+    ]  # fmt: skip
+    flat = re.sub(r"\b(?:e\.g|i\.e)\.[^,;)]*[,;)]?", " ", _PARENTHETICAL.sub(" ", prose))
+    added += [
+        bool(_INLINE_LIST.search(flat)),
+        bool(_INSERTED.search(flat)),
+        bool(_CASES.search(flat)),
+        len(set(_FIGURE.findall(_RANGE.sub(r"\1", flat)))) >= 2,
+    ]
+    return facts + sum(added)
 
 
 def _is_list(text: str) -> bool:
@@ -114,6 +216,10 @@ class TeachingFigures:
     self_answering: list[str] = field(default_factory=list)
     long_deletions: list[str] = field(default_factory=list)
     duplicate_groups: list[list[str]] = field(default_factory=list)
+    duplicate_answers: list[tuple[str, str]] = field(default_factory=list)
+    single_choice: int = 0
+    # "quiz slug/question slug" -> the tells that give its right option away
+    wording_tells: dict[str, list[str]] = field(default_factory=dict)
     reverse_notes: list[str] = field(default_factory=list)
     # strategy -> (score over all scored questions, worst knowledge check score, its slug)
     strategies: dict[str, tuple[float, float, str]] = field(default_factory=dict)
@@ -125,6 +231,10 @@ class TeachingFigures:
     @property
     def multi_fact_share(self) -> float:
         return len(self.multi_fact) / self.cards if self.cards else 0.0
+
+    @property
+    def wording_share(self) -> float:
+        return len(self.wording_tells) / self.single_choice if self.single_choice else 0.0
 
     def lines(self) -> list[str]:
         def ok(good: bool) -> str:
@@ -145,9 +255,17 @@ class TeachingFigures:
             f" {self.cloze_cards} (target 0: {ok(not self.self_answering)})",
             f"deletions over {DELETION_WORDS_MAX} words: {len(self.long_deletions)} (target 0:"
             f" {ok(not self.long_deletions)})",
-            f"near-duplicate candidates (content words {DUPLICATE_SHARE:.0%} shared):"
+            f"near-duplicates (the same why, or answers sharing {DUPLICATE_ANSWER_SHARE:.0%} of"
+            f" their words): {len(self.duplicate_answers)} pair(s) (target 0:"
+            f" {ok(not self.duplicate_answers)})"
+            + "".join(f"; {a} + {b}" for a, b in self.duplicate_answers),
+            f"near-duplicate candidates (words {DUPLICATE_SHARE:.0%} shared):"
             f" {len(self.duplicate_groups)} group(s) to read"
             + "".join(f"; {' + '.join(g)}" for g in self.duplicate_groups),
+            f"single-choice questions answerable from their wording: {len(self.wording_tells)}"
+            f" of {self.single_choice} ({pct(self.wording_share)}; target at most"
+            f" {pct(WORDING_MAX)}: {ok(self.wording_share <= WORDING_MAX)})"
+            + "".join(f"; {q} ({', '.join(t)})" for q, t in sorted(self.wording_tells.items())),
             f"reverse notes: {len(self.reverse_notes)} (target: some, where a term and its"
             f" definition both deserve recall: {ok(bool(self.reverse_notes))})",
         ]
@@ -213,16 +331,36 @@ def _cloze_words(text: str) -> set[str]:
     return {w.lower().strip(".") for w in _WORD.findall(text.replace("`", " "))} - _STOP
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+def _given_by_words(hidden: str, shown: str) -> bool:
+    """Whether the text a cloze card shows gives its deletion away: the whole deletion appears
+    in it, or (for a deletion of words) at least half of its stems do; a deletion holding
+    numbers is given only by the same numbers, units aside."""
+    if re.search(rf"(?<![\w]){re.escape(hidden.strip())}(?![\w])", shown, re.IGNORECASE):
+        return True
+    numbers = set(_NUMBER.findall(hidden))
+    if numbers:
+        return numbers <= set(_NUMBER.findall(shown))
+    hidden_stems = word_stems(hidden)
+    return bool(hidden_stems) and 2 * len(hidden_stems & word_stems(shown)) >= len(hidden_stems)
+
+
 def self_answering(front: str, slug: str) -> list[str]:
     found = []
     deletions = list(clozes(front))
     percents = [float(m.group(1)) for m in (_PERCENT.match(c.answer) for c in deletions) if m]
     sums_to_100 = len(percents) == len(deletions) >= 2 and abs(sum(percents) - 100) < 0.5
+    # λ = {{c1::0}} ... λ = {{c2::1}}: each end of the interval gives the other away.
+    ends_of_unit = sorted(c.answer.strip() for c in deletions) == ["0", "1"]
     for card, hidden, shown in _cloze_cards(slug, front):
-        words, shown_words = _cloze_words(hidden), _cloze_words(shown)
-        whole = re.search(rf"(?<![\w]){re.escape(hidden.strip())}(?![\w])", shown, re.I)
-        given = bool(whole) or bool(words and words <= shown_words)
-        if given or sums_to_100 or _acronym_spelled_out(front, hidden):
+        if (
+            _given_by_words(hidden, shown)
+            or sums_to_100
+            or ends_of_unit
+            or _acronym_spelled_out(front, hidden)
+        ):
             found.append(card)
     return found
 
@@ -234,9 +372,12 @@ def _notes(deck: Mapping) -> Iterable[dict]:
 
 def card_figures(deck: Mapping, figures: TeachingFigures) -> None:
     words: dict[str, set[str]] = {}
+    answers: dict[str, set[str]] = {}
+    whys: dict[str, str] = {}
     for note in _notes(deck):
         slug, kind = note.get("slug", "?"), note.get("kind") or "basic"
         front = str(note.get("front") or "")
+        whys[slug] = " ".join(str(note.get("why") or "").split())
         if kind == "cloze":
             for card, hidden, _ in _cloze_cards(slug, front):
                 figures.cards += 1
@@ -246,16 +387,53 @@ def card_figures(deck: Mapping, figures: TeachingFigures) -> None:
                 if len(_WORD.findall(_prose(hidden))) > DELETION_WORDS_MAX:
                     figures.long_deletions.append(card)
             figures.self_answering += self_answering(front, slug)
-            words[slug] = _content_words(cloze_replace(front, lambda c: c.answer))
+            words[slug] = word_stems(cloze_replace(front, lambda c: c.answer))
+            answers[slug] = _answer_words(
+                " ".join(c.answer for c in clozes(front))
+            ) - _answer_words(cloze_replace(front, lambda c: " "))
             continue
         made = 2 if kind == "reverse" else 1
         figures.cards += made
         if kind == "reverse":
             figures.reverse_notes.append(slug)
-        if answer_facts(str(note.get("back") or "")) > 1:
+        back = str(note.get("back") or "")
+        if answer_facts(back, front) > 1:
             figures.multi_fact += [slug] * made
-        words[slug] = _content_words(front) | _content_words(str(note.get("back") or ""))
+        words[slug] = word_stems(front) | word_stems(back)
+        answers[slug] = _answer_words(back) - _answer_words(front)
     figures.duplicate_groups = duplicate_groups(words)
+    figures.duplicate_answers = duplicate_answers(answers, whys)
+
+
+def _answer_words(text: str) -> set[str]:
+    """Stems of whole words, identifiers kept whole: `num_env_runners` and
+    `num_envs_per_env_runner` are two different answers, not one."""
+    words = _WORD.findall(_FENCE.sub(" ", text or "").replace("`", " "))
+    return {stem(w.strip(".")) for w in words if w.lower().strip(".") not in _STEM_STOP}
+
+
+def duplicate_answers(
+    answers: Mapping[str, set[str]],
+    whys: Mapping[str, str],
+    share: float = DUPLICATE_ANSWER_SHARE,
+) -> list[tuple[str, str]]:
+    """Pairs of notes that teach the same thing twice: the same "why", or answers sharing at
+    least `share` of their stems (Jaccard, three stems or more each). An answer is what the
+    note adds to its question: the back's stems (a cloze note's deletions') that its front
+    does not already show, so two parallel cards ("which setting sets X", "... sets Y") whose
+    answers share only the question's words are no pair."""
+    slugs = list(answers)
+    pairs = []
+    for i, a in enumerate(slugs):
+        for b in slugs[i + 1 :]:
+            same_why = bool(whys.get(a)) and whys.get(a) == whys.get(b)
+            left, right = answers[a], answers[b]
+            overlap = (
+                len(left & right) / len(left | right) if min(len(left), len(right)) >= 3 else 0.0
+            )
+            if same_why or overlap >= share:
+                pairs.append((a, b))
+    return pairs
 
 
 def duplicate_groups(words: Mapping[str, set[str]], share: float = DUPLICATE_SHARE):
@@ -307,6 +485,45 @@ def _strategy_score(question: Mapping, name: str) -> float:
     return max(0.0, (good - bad) / rights) if rights else 0.0
 
 
+def _first_word(text: str) -> str:
+    words = re.findall(r"\w+", text.lower())
+    return words[0] if words else ""
+
+
+def wording_tells(question: Mapping) -> list[str]:
+    """What lets a reader pick a single-choice question's right option without the subject:
+    "prompt words" (it shares two or more words with the prompt, more than any distractor),
+    "evidence names the cause" (it shares more of the evidence's own words than any
+    distractor), "odd shape" (the distractors share a first word or all lack a colon, and it
+    does not), "only one without absolutes" (two or more distractors say always/never/only...,
+    it says none of them)."""
+    choices = list(question.get("choices") or [])
+    right = [c for c in choices if c.get("correct")]
+    wrong = [c for c in choices if not c.get("correct")]
+    if question.get("kind") != scoring.SINGLE or len(right) != 1 or not wrong:
+        return []
+    texts = [str(c.get("text") or "") for c in wrong]
+    answer = str(right[0].get("text") or "")
+    tells = []
+    prompt = word_stems(str(question.get("prompt") or ""))
+    shared = len(word_stems(answer) & prompt)
+    if shared >= 2 and shared > max(len(word_stems(t) & prompt) for t in texts):
+        tells.append("prompt words")
+    evidence = question.get("evidence") or {}
+    own = word_stems(str(evidence.get("output") or "")) - prompt
+    if own:
+        shared = len(word_stems(answer) & own)
+        if shared > max(len(word_stems(t) & own) for t in texts):
+            tells.append("evidence names the cause")
+    firsts = {_first_word(t) for t in texts}
+    colon = ":" in answer and not any(":" in t for t in texts)
+    if (len(texts) >= 2 and len(firsts) == 1 and _first_word(answer) not in firsts) or colon:
+        tells.append("odd shape")
+    if not absolute_words(answer) and sum(bool(absolute_words(t)) for t in texts) >= 2:
+        tells.append("only one without absolutes")
+    return tells
+
+
 def _normal(text: str) -> str:
     return " ".join(re.sub(r"[*_`]", "", cloze_replace(text, lambda c: c.answer)).lower().split())
 
@@ -326,6 +543,11 @@ def quiz_figures(deck: Mapping, quiz_files: Sequence[Mapping], figures: Teaching
                 if _normal(str(question.get("prompt") or "")) in fronts:
                     figures.prompt_is_front.append(f"{quiz.get('slug')}/{question.get('slug')}")
                 kind = question.get("kind")
+                if kind == scoring.SINGLE:
+                    figures.single_choice += 1
+                    tells = wording_tells(question)
+                    if tells:
+                        figures.wording_tells[f"{quiz.get('slug')}/{question.get('slug')}"] = tells
                 if kind in (scoring.SINGLE, scoring.MULTI):
                     for name in POSITION_STRATEGIES:
                         earned[name] += weight * _strategy_score(question, name)

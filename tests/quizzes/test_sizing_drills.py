@@ -103,8 +103,9 @@ REFERENCE = {
         * 1000
     ),
     "ppo-updates-per-iteration": lambda g: g["epochs"] * (g["batch"] // g["minibatch"]),
-    "object-store-batches-before-spilling": lambda g: int(
-        0.3 * g["node_gib"] * 1024 // g["batch_mb"]
+    # Spilling starts once primary copies pass 80% of a store that is 30% of the node.
+    "object-store-batches-before-spilling": lambda g: (
+        int(0.8 * 0.3 * g["node_gib"] * 1024) // g["batch_mb"]
     ),
     "gae-weight-horizon": lambda g: next(
         k for k in range(1, 10_000) if (g["gamma"] * g["lam"]) ** k < g["pct"] / 100
@@ -168,6 +169,12 @@ def test_the_numbers_change_between_attempts(slug):
     drill = drills.sizing_drill(**DOCS[slug].sizing)
     answers = {drill.draw(seed, "key").answer for seed in range(30)}
     assert len(answers) >= 5
+
+
+def test_spilling_starts_at_eighty_percent_of_the_default_store():
+    """64 GiB node, 200 MiB batches: 78 fit (0.8 x 0.3 x 64 GiB), not the 98 of a full store."""
+    drill = drills.sizing_drill(**DOCS["object-store-batches-before-spilling"].sizing)
+    assert drill.evaluate({"node_gib": 64, "batch_mb": 200}).answer == 78
 
 
 def test_at_least_ten_debugging_drills_ship_each_with_real_output_and_its_source():
