@@ -424,6 +424,10 @@ OWN_BYTES_MAX = envint("OWN_BYTES_MAX", 100 * 2**20)
 # frames of an animation together), checked from its header before it is decoded.
 MEDIA_MAX_BYTES = envint("MEDIA_MAX_BYTES", 2 * 2**20)
 MEDIA_MAX_PIXELS = envint("MEDIA_MAX_PIXELS", 16_000_000)
+# Fields one form post may carry. The card browser's bulk forms post up to 1,000 card ids beside
+# their own fields; at Django's default of 1,000 a post of 998 ids was refused unread. With room
+# past that, the form reads a post that names too many and refuses it with its own sentence.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import TooManyFieldsSent
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
@@ -22,7 +23,7 @@ from apps.exercises import selectors as exercise_selectors
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, fitting, interview, progress, tasks
+from apps.study import browse, bulk, fitting, interview, progress, tasks
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
@@ -203,6 +204,11 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """400 for a request Django itself refused (too large a form, a host not allowed). Like the
     500 page, rendered without context processors or static tags: the request is suspect."""
     message = getattr(exception, "sentence", None)
+    if isinstance(exception, TooManyFieldsSent):
+        message = (
+            f"The form sent more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields, more "
+            f"than any form here takes: a bulk action takes at most {bulk.BULK_MAX:,} cards."
+        )
     if request.path.startswith("/api/"):
         message = message or "The request could not be read: it may be too large or malformed."
         return JsonResponse({"detail": message, "error": message}, status=400)
