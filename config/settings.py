@@ -357,10 +357,19 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Celery: the embedded default is kombu's filesystem transport, so a fresh clone needs no server.
+# Celery. The embedded default, so a fresh clone needs no broker server, is a SQLite file under
+# CELERY_DATA_DIR served by kombu's SQLAlchemy transport (config/broker.py). kombu's filesystem
+# transport (filesystem://) still works where it is asked for; it can lose a message and stop
+# the worker (docs/configuration.md).
 CELERY_DATA_DIR = Path(os.environ.get("CELERY_DATA_DIR", BASE_DIR / "var" / "celery"))
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL.startswith("filesystem://"):
+CELERY_BROKER_URL = os.environ.get(
+    "CELERY_BROKER_URL", f"sqlite:///{CELERY_DATA_DIR / 'broker.sqlite3'}"
+)
+if CELERY_BROKER_URL.startswith("sqlite:"):
+    CELERY_DATA_DIR.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"polling_interval": 0.1}
+elif CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("in", "processed", "control"):
         (CELERY_DATA_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
