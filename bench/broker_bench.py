@@ -8,8 +8,11 @@ and kombu's filesystem transport (the default before it), on a copy of one seede
 database: deploy/supervise.py runs the Procfile's web (runserver), worker and exercises
 processes as `make run` does (the demos worker and its Ray are left out: no submission reaches
 them), and `--learners` learners send `--submissions` Runs between them through the API, each
-sending its next once the last has its result (trivially short code: the sandbox starts,
-runs the examples, and they fail). It counts:
+sending its next once the last has its result and a pause of 0 to --think s (trivially short
+code: the sandbox starts, runs the examples, and they fail). The pause keeps the queue mostly
+empty when a submission arrives, so a worker often takes a message the moment it is written:
+the filesystem transport's race. Without it (--think 0) the queue stays full and a worker only
+ever takes old, whole messages. It counts:
 - worker deaths: the exercises worker exiting (deploy/supervise.py starts it again);
 - lost: submissions with no result when the bench ends (each learner waits up to --wait s for
   one, past the sweep that sends a lost job again after EXERCISES_RESEND_S);
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import shutil
 import signal
@@ -130,10 +134,13 @@ class Stack:
         return code == 0, time.monotonic() - started
 
 
-def learner(token: str, slugs: list[str], take, results: list, wait_s: float) -> None:
+def learner(token: str, slugs: list[str], take, results: list, wait_s: float,
+            think_s: float = 0.0) -> None:  # fmt: skip
     s = requests.Session()
     s.headers["Authorization"] = f"Token {token}"
+    rng = random.Random(token)
     while (index := take()) is not None:
+        time.sleep(rng.uniform(0, think_s))
         slug = slugs[index % len(slugs)]
         started = time.monotonic()
         try:
@@ -188,8 +195,10 @@ def arm(name: str, broker: str | None, tokens: dict[str, str], args) -> dict:
 
         print(f"{name}: load before {load()}", flush=True)
         started = time.monotonic()
-        threads = [threading.Thread(target=learner, args=(t, slugs, take, results, args.wait))
-                   for t in tokens.values()]  # fmt: skip
+        threads = [
+            threading.Thread(target=learner, args=(t, slugs, take, results, args.wait, args.think))
+            for t in tokens.values()
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -228,6 +237,11 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=20)
     parser.add_argument("--wait", type=float, default=240.0, help="a learner's wait for a result")
     parser.add_argument("--late", type=float, default=30.0, help="a result later than this is late")
+    parser.add_argument(
+        "--think", type=float, default=15.0,
+        help="a learner waits 0 to this many seconds before each Submit, so the queue is mostly "
+        "empty when one arrives (the filesystem race needs that)",
+    )  # fmt: skip
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load {load()}, "
           f"{os.cpu_count()} cores", flush=True)  # fmt: skip
