@@ -41,13 +41,14 @@ from apps.authoring.serializers import (
 )
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.models import Card, Deck
-from apps.decks.serializers import JSONCharField
+from apps.decks.serializers import JSONCharField, SlugTextField
 from apps.study import bulk
 from config.api import PagedResults
 from config.errors import ServiceError
+from config.limits import StrictUUIDField
 
 OWN = [permissions.IsAuthenticated]
-CLIENT_ID = serializers.UUIDField(
+CLIENT_ID = StrictUUIDField(
     required=False, write_only=True,
     help_text="a UUID of the caller's: the same create sent again with it returns what the "
     "first made (200) instead of making another",
@@ -442,7 +443,7 @@ class BulkSerializer(serializers.Serializer):
     )  # fmt: skip
     tag = JSONCharField(required=False, allow_blank=True, help_text="tag: tags to add")
     untag = JSONCharField(required=False, allow_blank=True, help_text="tag: tags to remove")
-    deck = serializers.SlugField(required=False, help_text="move: the slug of a deck of yours")
+    deck = SlugTextField(required=False, help_text="move: the slug of a deck of yours")
 
     def validate_cards(self, cards: list[int]) -> list[int]:
         if len(cards) > bulk.BULK_MAX:
