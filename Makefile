@@ -125,7 +125,7 @@ bench-paint: install
 ## device-js: minify the review page's device scripts (static/js/sm2.js ... install.js) into
 ## static/js/review-device.min.js with esbuild from the npm registry (the output is committed).
 device-js:
-	cd apps/study/device_js && npm ci --no-audit --no-fund && node build.mjs
+	cd apps/review/device_js && npm ci --no-audit --no-fund && node build.mjs
 
 ## icons: draw the web app's PNG icons from static/img/favicon.svg (the PNGs are committed).
 icons: install

@@ -179,7 +179,7 @@ QUERIES = {
 
 
 def bench_search(total: int, repeat: int) -> dict:
-    from apps.study import browse
+    from apps.browse import selectors as browse
 
     user = build_cards(total, 5000)
     out = {}

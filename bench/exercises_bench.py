@@ -162,7 +162,7 @@ def main() -> None:
 
     from apps.exercises import grading, sandbox
     from apps.exercises.models import Submission
-    from apps.study.models import PracticeLog
+    from apps.practice.models import PracticeLog
 
     shipped = yaml.safe_load((ROOT / "fixtures/exercises/distributed-rl-on-ray.yaml").read_text())
     reference = next(e for e in shipped["exercises"] if e["slug"] == EXERCISE)["reference"]

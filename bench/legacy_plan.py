@@ -1,7 +1,7 @@
 """The interview plan as it was before issue 24 (apps/study/plan.py and the py-fsrs memory model
 of apps/study/memory.py at 0df603f), kept verbatim for bench/plan_sim.py's "SM-2 with today's
 plan" column: SM-2's due and new cards first, the plan's extra reviews after them. Not the
-product's: the product's interview scheduler is apps/study/planner/.
+product's: the product's interview scheduler is apps/interview/planner/.
 """
 
 # ruff: noqa

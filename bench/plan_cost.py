@@ -214,7 +214,7 @@ def _time(mode: str, n: int) -> dict:
 
 def _runs(client, user) -> dict:
     """The cases of one learner, as callables that make one request each."""
-    from apps.study.models import StudyPlan
+    from apps.interview.models import StudyPlan
 
     htmx = {"HTTP_HX_REQUEST": "true"}
     state: dict = {"form": None, "done": 0}

@@ -1,7 +1,7 @@
 """Simulated learners study to an interview date under four schedulers, on the same learners
 (same seeds, same warm-up): SM-2 alone; SM-2 with the plan as it was before issue 24 (its extra
 reviews after SM-2's due and new cards); an FSRS scheduler at desired retention 0.9 (what an
-Anki user would pick); and interview mode (apps.study.planner, as the app serves it). See
+Anki user would pick); and interview mode (apps.interview.planner, as the app serves it). See
 bench/README-plan.md for the table.
 
     .venv/bin/python bench/plan_sim.py                       # every row (long: see the README)
@@ -39,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import legacy_plan  # noqa: E402
 
-from apps.study import planner, scheduler  # noqa: E402
+from apps.interview import planner  # noqa: E402
+from apps.study import scheduler  # noqa: E402
 from apps.study.memory import FIT_MIN_REVIEWS, MemoryModel, Review, fit_parameters  # noqa: E402
 
 SECTIONS, NEW_PER_DAY = 8, 20

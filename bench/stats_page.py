@@ -151,7 +151,7 @@ def worker(version: str, code: str, n: int) -> None:
     users = get_user_model().objects
     stored: dict[str, float] = {}
     if version in ("inline", "after"):
-        from apps.study import fitting
+        from apps.interview import fitting
         from apps.study.models import MemoryFit
 
         if version == "inline":

@@ -72,6 +72,10 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.decks",
     "apps.study",
+    "apps.practice",
+    "apps.interview",
+    "apps.review",
+    "apps.browse",
     "apps.quizzes",
     "apps.demos",
     "apps.exercises",
@@ -333,7 +337,7 @@ REST_FRAMEWORK = {
 }
 # Writes that cost real work, counted by WriteThrottle on top of the per-user rate.
 THROTTLED_WRITE_VIEWS = {
-    "apps.study.api.ReviewCreate",
+    "apps.review.api.ReviewCreate",
     "apps.quizzes.api.AttemptCreate",
     "apps.demos.api.DemoRunCreate",
     "apps.authoring.api.DeckImport",

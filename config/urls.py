@@ -7,9 +7,10 @@ from config.docs import ApiDocsView
 
 api_patterns: list[URLPattern | URLResolver] = [
     path("", include("apps.decks.api")),
-    path("", include("apps.study.api")),
-    path("", include("apps.study.device_api")),
-    path("", include("apps.study.plan_api")),
+    path("", include("apps.review.api")),
+    path("", include("apps.review.device_api")),
+    path("", include("apps.browse.api")),
+    path("", include("apps.interview.api")),
     path("", include("apps.quizzes.api")),
     path("", include("apps.demos.api")),
     path("", include("apps.exercises.api")),

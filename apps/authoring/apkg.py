@@ -20,6 +20,7 @@ SQLite of another schema. The collection is written to a temporary file and open
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import html
 import io
@@ -28,9 +29,12 @@ import re
 import sqlite3
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from apps.decks.cloze import Cloze, cloze_replace
 
 COLLECTIONS = ("collection.anki21", "collection.anki2")  # preferred first
 NEW_FORMAT = "collection.anki21b"
@@ -38,6 +42,10 @@ MAX_COLLECTION_BYTES = 64 * 1024 * 1024
 MAX_RATIO = 100  # inflated / compressed, checked once the collection passes RATIO_FROM bytes
 RATIO_FROM = 1024 * 1024
 MAX_NOTES = 50_000
+# A template may name a field many times: `{{Text}}` x10,000 of a 64 KiB field would fill in to
+# 640 MB. A card side may not pass the largest deck file, nor the package's cards this in all.
+MAX_SIDE_CHARS = 2 * 1024 * 1024
+MAX_CARDS_CHARS = 128 * 1024 * 1024
 CLOZE_TYPE = 1
 CLOZE_BLANK = "[...]"
 
@@ -214,6 +222,7 @@ def _package(db: sqlite3.Connection, name: str) -> ApkgPackage:
         notes[nid] = (str(guid), str(mid), str(tags or ""), str(flds or ""))
     package = ApkgPackage(collection=name, cards=[])
     seen_notes: set[int] = set()
+    chars = 0
     for nid, did, ord_ in db.execute("SELECT nid, did, ord FROM cards ORDER BY nid, ord"):
         note = notes.get(nid)
         if note is None:
@@ -235,6 +244,12 @@ def _package(db: sqlite3.Connection, name: str) -> ApkgPackage:
             continue
         if card is None:
             continue
+        chars += len(card.front) + len(card.back)
+        if chars > MAX_CARDS_CHARS:
+            raise ApkgError(
+                f"{name}: its cards pass {MAX_CARDS_CHARS // 2**20} MiB of text once their"
+                " templates are filled in; import it in parts"
+            )
         if first:
             package.media_refs += any(_MEDIA.search(v) for v in card.fields.values())
             package.sound_refs += any("[sound:" in v for v in card.fields.values())
@@ -340,14 +355,115 @@ def _card(
     )  # fmt: skip
 
 
+# `<[^>]*>` alone rescans to the end of the text from every `<` that no `>` follows (quadratic
+# on `<` x 64K); past the last `>` no tag can match, so only the text before it is searched.
+_HTML_TAG = re.compile(r"<[^>]*>")
+_INVISIBLE = re.compile(r"<[^>]*>|&nbsp;|\s")
+_BLANK = re.compile(r"&nbsp;|\s")
+
+
 def _visible(value: str) -> bool:
-    return bool(re.sub(r"<[^>]*>|&nbsp;|\s", "", value))
+    cut = value.rfind(">") + 1
+    return bool(_INVISIBLE.sub("", value[:cut]) or _BLANK.sub("", value[cut:]))
+
+
+def _without_html_tags(value: str) -> str:
+    cut = value.rfind(">") + 1
+    return _HTML_TAG.sub("", value[:cut]) + value[cut:]
 
 
 # Templates: {{Field}}, {{filter:Field}}, {{#Field}}..{{/Field}}, {{^Field}}..{{/Field}}.
-_SECTION = re.compile(r"\{\{([#^])\s*([^}]+?)\s*\}\}(.*?)\{\{/\s*\2\s*\}\}", re.DOTALL)
-_TAG = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
+# A tag is `{{`, then anything but `}`, then `}}`; a section runs from `{{#name}}` (or `^`) to
+# the first `{{/name}}` after it, spaces inside the braces aside, and a section's name holds no
+# `{` (Anki refuses braces in field names). The scans below find what the regexes
+# \{\{\s*([^}]+?)\s*\}\} and \{\{([#^])\s*([^}]+?)\s*\}\}(.*?)\{\{/\s*\2\s*\}\} find, reading the
+# template a bounded number of times: run by a backtracking engine those patterns took 30 s of
+# CPU on `{{#A}}` x40,000.
+_SECTION_NESTING = 5
+_FILTERS = frozenset({"cloze", "text", "type"})  # the filters that change what a tag shows
 _ANSWER_RULE = re.compile(r'(?i)<hr\s+id\s*=\s*"?answer"?\s*/?>')
+
+
+class _Braces:
+    """The first `}` at or after a position, asked for positions that never go back: a run of
+    `{{` with no `}` is read once, not once per `{{`."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._found: int | None = None
+
+    def first_from(self, start: int) -> int:
+        """Where the first `}` at or after `start` is; -1 when there is none."""
+        if self._found is None or 0 <= self._found < start:
+            self._found = self._text.find("}", start)
+        return self._found
+
+
+def _closing_tags(template: str) -> dict[str, list[tuple[int, int]]]:
+    """Where each `{{/name}}` starts and ends, by its name, left to right."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    braces = _Braces(template)
+    at = 0
+    while (start := template.find("{{/", at)) >= 0:
+        at = start + 1
+        if (brace := braces.first_from(start + 3)) < 0:
+            break
+        if not template.startswith("}}", brace) or template.find("{", start + 3, brace) >= 0:
+            continue
+        if name := template[start + 3 : brace].strip():
+            found.setdefault(name, []).append((start, brace + 2))
+    return found
+
+
+def _sections_once(template: str, keep: Callable[[str, str], bool]) -> tuple[str, int]:
+    """The template with each outermost-first section replaced by its body when
+    keep(kind, name) says so, else by nothing; and how many sections were replaced."""
+    closings = _closing_tags(template)
+    parts: list[str] = []
+    at = search = count = 0
+    braces = _Braces(template)
+    while (start := template.find("{{", search)) >= 0:
+        search = start + 1
+        kind = template[start + 2 : start + 3]
+        if kind not in ("#", "^"):
+            continue
+        if (brace := braces.first_from(start + 3)) < 0:
+            break
+        if not template.startswith("}}", brace) or template.find("{", start + 3, brace) >= 0:
+            continue
+        name = template[start + 3 : brace].strip()
+        ends = closings.get(name, [])
+        body = brace + 2
+        i = bisect.bisect_left(ends, body, key=lambda end: end[0])
+        if not name or i == len(ends):
+            continue
+        close_start, close_end = ends[i]
+        parts += (template[at:start], template[body:close_start] if keep(kind, name) else "")
+        at = search = close_end
+        count += 1
+    parts.append(template[at:])
+    return "".join(parts), count
+
+
+def _fill_tags(template: str, fill: Callable[[str], str]) -> str:
+    """The template with each `{{spec}}` replaced by fill(spec), spec without its outer spaces;
+    ValueError once the text passes MAX_SIDE_CHARS."""
+    parts: list[str] = []
+    at = search = chars = 0
+    braces = _Braces(template)
+    while (start := template.find("{{", search)) >= 0:
+        if (brace := braces.first_from(start + 2)) < 0:
+            break
+        if brace == start + 2 or not template.startswith("}}", brace):
+            search = start + 1
+            continue
+        parts += (template[at:start], fill(template[start + 2 : brace].strip()))
+        chars += len(parts[-2]) + len(parts[-1])
+        if chars > MAX_SIDE_CHARS:
+            raise ValueError(f"a card passes {MAX_SIDE_CHARS // 2**20} MiB once filled in")
+        at = search = brace + 2
+    parts.append(template[at:])
+    return "".join(parts)
 
 
 def _render(template: str, fields: dict[str, str], cloze: int | None, *, answer: bool) -> str:
@@ -355,42 +471,43 @@ def _render(template: str, fields: dict[str, str], cloze: int | None, *, answer:
     (typing the answer) and {{FrontSide}} on the back are left out: RayDeck shows the back
     on its own, below the front."""
 
-    def section(match: re.Match[str]) -> str:
-        kind, name, body = match.groups()
-        value = fields.get(name.strip(), "")
-        if name.strip().startswith("c") and name.strip()[1:].isdigit() and cloze is not None:
-            present = name.strip()[1:] == str(cloze)  # {{#c1}}: this card's cloze number
+    def keep(kind: str, name: str) -> bool:
+        if name.startswith("c") and name[1:].isdigit() and cloze is not None:
+            present = name[1:] == str(cloze)  # {{#c1}}: this card's cloze number
         else:
-            present = _visible(value)
-        return body if present == (kind == "#") else ""
+            present = _visible(fields.get(name, ""))
+        return present == (kind == "#")
 
-    for _ in range(5):  # nested sections
-        template, n = _SECTION.subn(section, template)
+    for _ in range(_SECTION_NESTING):
+        template, n = _sections_once(template, keep)
         if not n:
             break
 
-    def tag(match: re.Match[str]) -> str:
-        spec = match.group(1)
-        *filters, name = [part.strip() for part in spec.split(":")]
-        if name == "FrontSide":
-            return ""
-        if "type" in filters:
+    def field(filters: frozenset[str], name: str) -> str:
+        if name == "FrontSide" or "type" in filters:
             return ""
         value = fields.get(name, "")
         if "cloze" in filters:
             front, back = cloze_basic(value, cloze or 1)
             return back if answer else front
         if "text" in filters:
-            value = re.sub(r"<[^>]*>", "", value)
+            value = _without_html_tags(value)
         return value
 
-    text = _TAG.sub(tag, template)
+    # A field is read once per side however often the template names it.
+    filled: dict[tuple[frozenset[str], str], str] = {}
+
+    def tag(spec: str) -> str:
+        *filters, name = [part.strip() for part in spec.split(":")]
+        key = (frozenset(filters) & _FILTERS, name)
+        if key not in filled:
+            filled[key] = field(*key)
+        return filled[key]
+
+    text = _fill_tags(template, tag)
     if answer:
         text = _ANSWER_RULE.sub("", text)
     return text.strip()
-
-
-_CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 
 
 def cloze_basic(text: str, number: int) -> tuple[str, str]:
@@ -398,12 +515,12 @@ def cloze_basic(text: str, number: int) -> tuple[str, str]:
     ("[...]", or "[hint]" when it has a hint) and the others shown, the back with every
     deletion filled in. (Where RayDeck has a cloze card kind, the deletion text goes there.)"""
 
-    def front(match: re.Match[str]) -> str:
-        if int(match.group(1)) == number:
-            return f"[{match.group(3)}]" if match.group(3) else CLOZE_BLANK
-        return str(match.group(2))
+    def front(cloze: Cloze) -> str:
+        if cloze.index == number:
+            return f"[{cloze.hint}]" if cloze.hint else CLOZE_BLANK
+        return cloze.answer
 
-    return _CLOZE.sub(front, text), _CLOZE.sub(lambda m: m.group(2), text)
+    return cloze_replace(text, front), cloze_replace(text, lambda cloze: cloze.answer)
 
 
 def card_key(card: ApkgCard) -> str:

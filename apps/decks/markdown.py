@@ -22,6 +22,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from apps.decks.cloze import INDEX_DIGITS_MAX, Cloze, cloze_replace, clozes
+
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 ALLOWED_TAGS = {
@@ -113,10 +115,10 @@ def render_markdown(text: str, *, media: dict[str, str] | None = None) -> str:
 
 
 # Cloze deletions ---------------------------------------------------------------------------
-# Anki's markup: {{c1::answer}} or {{c1::answer::hint}}. Each distinct index is its own card;
-# its prompt hides that index's deletions and shows the others as plain text.
+# Anki's markup: {{c1::answer}} or {{c1::answer::hint}} (apps.decks.cloze finds them). Each
+# distinct index is its own card; its prompt hides that index's deletions and shows the others
+# as plain text.
 
-CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 # Private-use characters mark a deletion through Markdown and the sanitiser; author text never
 # keeps them (they are taken out first), so no author can forge a highlight. The blank's brackets
 # are marks too: "[...]" written out would be a link's text before "(...)", and a backslash
@@ -140,21 +142,23 @@ def cloze_indices(text: str) -> list[int]:
             " (write a deletion as {{c1::answer}})"
         )
     indices: list[int] = []
-    for match in CLOZE_RE.finditer(text):
-        index = int(match.group(1))
+    for cloze in clozes(text):
+        if len(cloze.index_text) > INDEX_DIGITS_MAX:
+            raise ClozeError(f"cloze index c{cloze.index_text[:12]}... is too large (c1, c2, ...)")
+        index = cloze.index
         if index < 1:
-            raise ClozeError(f"cloze index c{match.group(1)} must start at 1 (c1, c2, ...)")
-        if "{{" in match.group(2) or "{{" in (match.group(3) or ""):
+            raise ClozeError(f"cloze index c{cloze.index_text} must start at 1 (c1, c2, ...)")
+        if "{{" in cloze.answer or "{{" in (cloze.hint or ""):
             raise ClozeError("a cloze deletion inside another is not supported")
-        if not match.group(2).strip():
+        if not cloze.answer.strip():
             raise ClozeError(f"cloze deletion c{index} is empty")
-        if "\n\n" in match.group(0):
+        if "\n\n" in text[cloze.start : cloze.end]:
             raise ClozeError(f"cloze deletion c{index} spans paragraphs; keep it in one")
         indices.append(index)
-    leftover = CLOZE_RE.sub("", text)
+    leftover = cloze_replace(text, lambda cloze: "")
     if "{{" in leftover or "}}" in leftover:
-        bad = re.search(r"\{\{.{0,30}", leftover, re.DOTALL)
-        shown = bad.group(0) if bad else "}}"
+        at = leftover.find("{{")
+        shown = leftover[at : at + 32] if at >= 0 else "}}"
         raise ClozeError(f"{shown!r} is not a cloze deletion (write it as {{{{c1::answer}}}})")
     if not indices:
         raise ClozeError("a cloze card needs at least one deletion, e.g. {{c1::answer}}")
@@ -162,15 +166,15 @@ def cloze_indices(text: str) -> list[int]:
 
 
 def _cloze_markdown(text: str, index: int, *, reveal: bool) -> str:
-    def replace(match: re.Match) -> str:
-        if int(match.group(1)) != index:
-            return match.group(2)
+    def replace(cloze: Cloze) -> str:
+        if cloze.index != index:
+            return cloze.answer
         if reveal:
-            return f"{_OPEN}{match.group(2)}{_CLOSE}"
-        hint = (match.group(3) or "").strip() or "..."
+            return f"{_OPEN}{cloze.answer}{_CLOSE}"
+        hint = (cloze.hint or "").strip() or "..."
         return f"{_OPEN}{_BLANK}{_LEFT}{hint}{_RIGHT}{_CLOSE}"
 
-    return CLOZE_RE.sub(replace, text.translate(_MARKS))
+    return cloze_replace(text.translate(_MARKS), replace)
 
 
 def render_cloze(text: str, index: int, *, reveal: bool, media: dict | None = None) -> str:
@@ -184,7 +188,7 @@ def render_cloze(text: str, index: int, *, reveal: bool, media: dict | None = No
 
 def cloze_text(text: str) -> str:
     """The cloze text with every deletion shown as its answer (for search, lint and exports)."""
-    return CLOZE_RE.sub(lambda m: m.group(2), text)
+    return cloze_replace(text, lambda cloze: cloze.answer)
 
 
 def card_faces(
@@ -209,9 +213,7 @@ def answer_text(kind: str, ordinal: int, front: str, back: str) -> str:
     """What a learner who types the answer is compared with, as plain text: the back (the front
     for a reversed card's second side), or a cloze card's deletions of its index."""
     if kind == "cloze":
-        return ", ".join(
-            m.group(2).strip() for m in CLOZE_RE.finditer(front) if int(m.group(1)) == ordinal
-        )
+        return ", ".join(cloze.answer.strip() for cloze in clozes(front) if cloze.index == ordinal)
     text = front if kind == "reverse" and ordinal == 2 else back
     text = _IMAGES.sub("", MEDIA_NAMES.sub("", text))  # pictures are not typed
     return html_to_text(render_markdown(text)).strip()

@@ -16,8 +16,9 @@ from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
 from apps.exercises.content import ExerciseDoc, ExerciseFileDoc
 from apps.exercises.models import Exercise, ExerciseRevision, SandboxWorker, Submission
+from apps.practice.models import PracticeState
+from apps.practice.services import practice_states
 from apps.study import scheduler
-from apps.study.practice import PracticeState, practice_states
 from apps.study.selectors import cards_started
 
 KIND = "exercise"  # the practice kind study schedules exercises under

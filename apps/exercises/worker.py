@@ -26,7 +26,7 @@ from django.utils import timezone
 from apps.exercises import grading, sandbox
 from apps.exercises.models import ExerciseRevision, SandboxWorker, Submission
 from apps.exercises.services import revision_make_current, revision_send, submission_send
-from apps.study.practice import practice_failed_since_due, practice_grade, practice_record
+from apps.practice.services import practice_failed_since_due, practice_grade, practice_record
 
 log = logging.getLogger(__name__)
 Status = Submission.Status

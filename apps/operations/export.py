@@ -27,8 +27,9 @@ from apps.authoring.models import EditSuggestion
 from apps.decks.models import Card
 from apps.demos.models import DemoPoint, DemoRun
 from apps.exercises.models import Submission
+from apps.practice.models import PracticeLog, PracticeState
 from apps.quizzes.models import Attempt, Question
-from apps.study.models import CardState, PracticeLog, PracticeState, ReviewLog
+from apps.study.models import CardState, ReviewLog
 from apps.teams.models import Membership
 from config import csv_safety
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 from apps.accounts.models import profile_for
 from apps.decks.models import Card
 from apps.decks.selectors import visible_decks
+from apps.practice.models import PracticeState
+from apps.practice.services import practice_states
 from apps.quizzes.models import Attempt, Question, Quiz
-from apps.study.models import PracticeState
-from apps.study.practice import practice_states
 from apps.study.scheduler import day_end
 
 # What taking a quiz needs: its questions with their options, never their cards' answers.

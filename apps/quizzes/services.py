@@ -14,10 +14,10 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from apps.practice.models import PracticeState
+from apps.practice.services import HARD, practice_grade, practice_record, practice_states
 from apps.quizzes import scoring
 from apps.quizzes.models import Attempt, Quiz
-from apps.study.models import PracticeState
-from apps.study.practice import HARD, practice_grade, practice_record, practice_states
 from config.errors import ServiceError
 
 TWO_PLACES = Decimal("0.01")

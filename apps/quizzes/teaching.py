@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from apps.decks.markdown import CLOZE_RE
+from apps.decks.cloze import Cloze, cloze_replace, clozes
 
 from . import scoring
 from .lint import STRATEGY_LIMIT, absolute_words
@@ -181,14 +181,14 @@ class TeachingFigures:
 
 def _cloze_cards(slug: str, front: str) -> Iterable[tuple[str, str, str]]:
     """(card slug, its deletions' text, the text the card shows) per deletion index."""
-    matches = list(CLOZE_RE.finditer(front))
-    for index in sorted({int(m.group(1)) for m in matches}):
-        hidden = " ".join(m.group(2) for m in matches if int(m.group(1)) == index)
+    deletions = list(clozes(front))
+    for index in sorted({c.index for c in deletions}):
+        hidden = " ".join(c.answer for c in deletions if c.index == index)
 
-        def shown(m: re.Match, index=index) -> str:
-            return (m.group(3) or " ") if int(m.group(1)) == index else m.group(2)
+        def shown(c: Cloze, index: int = index) -> str:
+            return (c.hint or " ") if c.index == index else c.answer
 
-        yield f"{slug}-c{index}", hidden, CLOZE_RE.sub(shown, front)
+        yield f"{slug}-c{index}", hidden, cloze_replace(front, shown)
 
 
 _PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
@@ -215,9 +215,9 @@ def _cloze_words(text: str) -> set[str]:
 
 def self_answering(front: str, slug: str) -> list[str]:
     found = []
-    matches = list(CLOZE_RE.finditer(front))
-    percents = [float(m.group(1)) for m in (_PERCENT.match(x.group(2)) for x in matches) if m]
-    sums_to_100 = len(percents) == len(matches) >= 2 and abs(sum(percents) - 100) < 0.5
+    deletions = list(clozes(front))
+    percents = [float(m.group(1)) for m in (_PERCENT.match(c.answer) for c in deletions) if m]
+    sums_to_100 = len(percents) == len(deletions) >= 2 and abs(sum(percents) - 100) < 0.5
     for card, hidden, shown in _cloze_cards(slug, front):
         words, shown_words = _cloze_words(hidden), _cloze_words(shown)
         whole = re.search(rf"(?<![\w]){re.escape(hidden.strip())}(?![\w])", shown, re.I)
@@ -246,7 +246,7 @@ def card_figures(deck: Mapping, figures: TeachingFigures) -> None:
                 if len(_WORD.findall(_prose(hidden))) > DELETION_WORDS_MAX:
                     figures.long_deletions.append(card)
             figures.self_answering += self_answering(front, slug)
-            words[slug] = _content_words(CLOZE_RE.sub(lambda m: m.group(2), front))
+            words[slug] = _content_words(cloze_replace(front, lambda c: c.answer))
             continue
         made = 2 if kind == "reverse" else 1
         figures.cards += made
@@ -308,7 +308,7 @@ def _strategy_score(question: Mapping, name: str) -> float:
 
 
 def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[*_`]", "", CLOZE_RE.sub(lambda m: m.group(2), text)).lower().split())
+    return " ".join(re.sub(r"[*_`]", "", cloze_replace(text, lambda c: c.answer)).lower().split())
 
 
 def quiz_figures(deck: Mapping, quiz_files: Sequence[Mapping], figures: TeachingFigures) -> None:

@@ -15,15 +15,18 @@ from django.template import loader
 from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
+from apps.browse import selectors as browse_selectors
+from apps.browse.services import BULK_MAX
 from apps.charts.bars import bar_chart
 from apps.charts.geometry import year_heatmap
 from apps.decks import selectors as deck_selectors
 from apps.demos.selectors import live_demos_by_card
 from apps.exercises import selectors as exercise_selectors
+from apps.interview import fitting, plan, tasks
 from apps.quizzes import selectors as quiz_selectors
 from apps.quizzes.forms import section_quiz_blocks
 from apps.site import selectors
-from apps.study import browse, bulk, fitting, interview, progress, tasks
+from apps.study import progress
 from apps.study import selectors as study_selectors
 from apps.study.services import section_read
 
@@ -48,7 +51,7 @@ def _study_state(user, decks: list) -> dict:
     for item in decks:
         item.due = item.study = counts.get(item.pk, {"due": 0, "new": 0})
         item.path = paths[item.pk]
-    date, line = interview.next_step(user), interview.today_line(user)
+    date, line = plan.next_step(user), plan.today_line(user)
     actions = selectors.next_actions(
         decks, counts, paths, interview=selectors.interview_action(line),
         interview_mode=line is not None, has_plan=date is not None,
@@ -136,7 +139,7 @@ def stats(request: HttpRequest) -> HttpResponse:
         "calibration": shown.calibration,
         "calibration_shown": shown,
         "calibration_min": fitting.CALIBRATION_MIN_REVIEWS,
-        "leeches": browse.leech_cards(request.user),
+        "leeches": browse_selectors.leech_cards(request.user),
         "leech_threshold": profile_for(request.user).leech_threshold,
         "formulas": progress.FORMULAS,
         "exercises": exercise_selectors.exercise_figures(request.user),
@@ -207,7 +210,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if isinstance(exception, TooManyFieldsSent):
         message = (
             f"The form sent more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields, more "
-            f"than any form here takes: a bulk action takes at most {bulk.BULK_MAX:,} cards."
+            f"than any form here takes: a bulk action takes at most {BULK_MAX:,} cards."
         )
     if request.path.startswith("/api/"):
         message = message or "The request could not be read: it may be too large or malformed."

@@ -202,7 +202,7 @@ class Calibration:
     # (predicted, recalled, days since the card's last review / its stability) per held-out one
     test_pairs: tuple[tuple[float, bool, float], ...] = ()
     # Which parameters were scored, as the caller who chose them says (`calibration` itself
-    # cannot know how parameters were fitted; apps.study.fitting.calibration sets both):
+    # cannot know how parameters were fitted; apps.interview.fitting.calibration sets both):
     # DEFAULTS (FSRS's), or HOLDOUT (the learner's own, fitted on the reviews before `split`
     # only, so on none of the scored ones); `defaults_reason` says why the defaults.
     model: str = ""
@@ -230,7 +230,7 @@ def holdout_split(reviews: Iterable[Review], *, held_out: float = HELD_OUT) -> d
     """The moment the held-out reviews begin: the time of the first of the most recent
     `held_out` share of the qualifying reviews (those a day or more after the card's previous
     one). `calibration` scores the qualifying reviews at or after it; the worker's held-out fit
-    (`apps.study.fitting.memory_fit_run`) learns only from the reviews before it. One
+    (`apps.interview.fitting.memory_fit_run`) learns only from the reviews before it. One
     function for both, so the fit and the score can never disagree on the split. None when no
     review qualifies."""
     times = sorted(r.at for history in _qualifying(reviews).values() for r, ok in history if ok)

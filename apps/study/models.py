@@ -198,7 +198,7 @@ class MemoryFit(models.Model):
         help_text="Where the held-out reviews begin; empty on a fit made before held-out fits.",
     )
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="A worker is fitting.")
-    # The stats page's calibration as the worker last computed it (apps.study.fitting): a big
+    # The stats page's calibration as the worker last computed it (apps.interview.fitting): a big
     # history is not replayed on every view. `calibration_reviews` empty: never computed.
     calibration = models.JSONField(
         null=True, blank=True, help_text="Bins and log losses; null = no review could be scored."
@@ -231,25 +231,6 @@ class MemoryFit(models.Model):
         return abs(reviews - stored) >= tolerance * max(1, stored)
 
 
-class StudyPlan(models.Model):
-    """A learner's interview plan as the scheduler built it (apps.study.interview), kept for
-    their local day: today's choice of cards, which the queue serves, and what the plan page,
-    home and the team pages say of it. Built at the first request of a day that needs it and
-    again when `key` no longer matches (the date, budget, target, zone or mode changed, or the
-    day did); the worker deletes it when it fits new parameters."""
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
-    )
-    key = models.CharField(max_length=200, help_text="What the plan was built from.")
-    today = models.JSONField(default=list, help_text="Today's cards: [[card id, kind], ...].")
-    summary = models.JSONField(default=dict)
-    built_at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return f"Interview plan of {self.user} ({self.key})"
-
-
 class SectionProgress(models.Model):
     """How far a learner went through one section of a lesson: when they first opened it, which
     of its checkpoint questions they have answered (right or wrong: a checkpoint is done once
@@ -273,53 +254,7 @@ class SectionProgress(models.Model):
         return f"{self.user} / section {self.section_id}"
 
 
-class PracticeState(models.Model):
-    """One learner's SM-2 schedule for one practice item that is not a card: a code exercise or
-    a drill, named by its owner app's kind and key (study sits below those apps and knows only the
-    name). A learner without a row has never practised the item."""
-
-    class Kind(models.TextChoices):
-        EXERCISE = "exercise", "code exercise"
-        DRILL = "drill", "sizing or debugging drill"
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="practice_states"
-    )
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    key = models.CharField(max_length=120, help_text="The item's slug or key in its own app.")
-    repetitions = models.PositiveIntegerField(default=0)
-    ease_factor = models.DecimalField(
-        max_digits=6, decimal_places=2, default=scheduler.INITIAL_EASE
-    )
-    interval_days = models.PositiveIntegerField(default=0)
-    due_at = models.DateTimeField()
-    needs_redrill = models.BooleanField(default=False)
-    redrill_anchor = models.DateTimeField(null=True, blank=True)
-    lapses = models.PositiveIntegerField(default=0)
-    last_grade = models.PositiveSmallIntegerField(null=True, blank=True)
-    last_reviewed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["user", "kind", "key"], name="practice_state_one_per_item"
-            ),
-        ]
-        indexes = [models.Index(fields=["user", "kind", "due_at"], name="practice_state_due")]
-
-    def __str__(self) -> str:
-        return f"{self.user} / {self.kind} {self.key}: n={self.repetitions}"
-
-    @property
-    def schedule(self) -> CardSchedule:
-        return _schedule_of(self)
-
-    def apply(self, schedule: CardSchedule) -> None:
-        """Copy a scheduler result onto this row (unsaved)."""
-        _apply(self, schedule)
-
-
-def _schedule_of(row: CardState | PracticeState) -> CardSchedule:
+def _schedule_of(row) -> CardSchedule:
     """The SM-2 schedule a card's or a practice item's row holds (the same SCHEDULE_FIELDS)."""
     return CardSchedule(
         repetitions=row.repetitions,
@@ -334,30 +269,6 @@ def _schedule_of(row: CardState | PracticeState) -> CardSchedule:
     )
 
 
-def _apply(row: CardState | PracticeState, schedule: CardSchedule) -> None:
+def _apply(row, schedule: CardSchedule) -> None:
     for name in SCHEDULE_FIELDS:
         setattr(row, name, getattr(schedule, name))
-
-
-class PracticeLog(models.Model):
-    """One graded outcome of one practice item, with the schedule before and after (as
-    ReviewLog is for cards). `ref` is the owner app's record of the outcome (a submission's or
-    an attempt's id), unique per item, so a retried result is recorded once."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=16, choices=PracticeState.Kind.choices)
-    key = models.CharField(max_length=120)
-    ref = models.CharField(max_length=64)
-    grade = models.PositiveSmallIntegerField()
-    reviewed_at = models.DateTimeField()
-    state_before = models.JSONField(null=True, blank=True, help_text="None for a first practice.")
-    state_after = models.JSONField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["kind", "key", "ref"], name="practice_log_ref_once"),
-        ]
-        indexes = [models.Index(fields=["user", "reviewed_at"], name="practice_log_user_time")]
-
-    def __str__(self) -> str:
-        return f"{self.user} {self.kind} {self.key} graded {self.grade}"

@@ -1,7 +1,7 @@
 """One set of numbers: what *learned*, *mature*, *retention* and *readiness* mean, everywhere a
 person or an API client reads them (the stats page, the home page's path, the team dashboard, its
 CSV and the API). Each is defined once here; the pages print `FORMULAS` beside the figures.
-The figures of many learners at once (a team's members) are `apps.study.members`'s, built on these.
+The figures of many learners at once (a team's members) are `apps.teams.members`'s, built on these.
 
 - A card is **learned** when its SM-2 repetitions are at least 2 (two successful reviews in a row
   since its last lapse: it came back a day later and was recalled) and it is not overdue by more

@@ -7,7 +7,7 @@ cards in lesson order up to what is left of the day's new-card limit. "Today" is
 learner's local day (`profile.time_zone`).
 
 The interview scheduler's queue, when the caller passes its choice for today (`Chosen`; the
-caller is `apps.study.interview.study_queue`, this module imports nothing of the planner): the
+caller is `apps.interview.plan.study_queue`, this module imports nothing of the planner): the
 chosen cards not yet reviewed today, in the order chosen, each "due" (SM-2 makes it due), "new"
 or "plan" (for your interview: SM-2 has not made it due); SM-2's due cards it did not choose
 wait (`counts["waiting"]`), and SM-2's limits do not apply (the plan's budget does).

@@ -30,6 +30,15 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 GRADES = range(0, 6)
+# What each grade means, as the review page's exact grades and the card browser's history say.
+GRADE_NAMES: dict[int, str] = {
+    0: "0 · blackout",
+    1: "1 · wrong, recognised the answer",
+    2: "2 · wrong, answer felt easy once seen",
+    3: "3 · right, with serious difficulty",
+    4: "4 · right, after hesitation",
+    5: "5 · right, instantly",
+}
 INITIAL_EASE = Decimal("2.50")
 MIN_EASE = Decimal("1.30")
 MAX_INTERVAL_DAYS = 36500

@@ -5,7 +5,7 @@ figure comes from an aggregate grouped by member (and section, or local day), ne
 over members. Teams composes what the apps that own the figures provide: *learned*, *retention*
 and *readiness* are apps.study.progress's, the same as on the learner's stats page; the study
 figures per member (cards learned per section, due backlog, reviews in the last 7 / 30 local
-days, retention, streak, the least learned cards) are apps.study.members's; the knowledge-check
+days, retention, streak, the least learned cards) are apps.teams.members's; the knowledge-check
 scores per member are apps.quizzes.selectors's, the code exercises passed apps.exercises'. The
 dashboard page explains each definition.
 
@@ -38,10 +38,10 @@ from apps.charts.geometry import heat_level
 from apps.decks.models import Card, Deck, Section
 from apps.decks.selectors import count_of, section_cards
 from apps.exercises import selectors as exercises
+from apps.interview.plan import interview_readiness
 from apps.quizzes import selectors as quizzes
-from apps.study import members as study_members
 from apps.study import progress
-from apps.study.interview import interview_readiness
+from apps.teams import members as study_members
 from apps.teams.models import Invite, Membership, Team
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class MemberFigures:
     readiness: float = 0.0
     last_active: datetime | None = None
     cells: list[tuple[SectionFigure, float, int]] = field(default_factory=list)
-    # The interview plan (apps.study.interview.interview_readiness): None without a date.
+    # The interview plan (apps.interview.plan.interview_readiness): None without a date.
     interview_date: date | None = None
     interview_recall: float | None = None
     exercises_passed: int = 0  # the deck's code exercises with a passing Submit

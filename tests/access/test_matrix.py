@@ -1192,7 +1192,7 @@ MATRIX: dict[str, list[Probe]] = {
     "api-export-json": [A("get", r("api-export-json"), A_SELF, secrets=_alice_data)],
     "api-export-zip": [A("get", r("api-export-zip"), A_SELF)],
     # nobody in the world has an interview date, so every signed-in caller gets 404 "no plan";
-    # a plan is only ever the caller's own (tests/study/test_interview_mode.py)
+    # a plan is only ever the caller's own (tests/interview/test_interview_mode.py)
     "api-study-plan": [A("get", r("api-study-plan"), E(404, 404, 404, 404, DENY))],
     "api-profile": [
         A("get", r("api-profile"), A_SELF),
@@ -1235,8 +1235,8 @@ def test_every_route_is_classified():
     assert not stale, f"MATRIX entries for routes that no longer exist: {stale}"
 
 
-OURS = {"accounts", "decks", "study", "quizzes", "demos", "teams", "authoring", "authtoken",
-        "exercises"}  # fmt: skip
+OURS = {"accounts", "decks", "study", "practice", "interview", "quizzes", "demos", "teams",
+        "authoring", "authtoken", "exercises"}  # fmt: skip
 
 
 def _rows(model, **filters) -> list[tuple]:

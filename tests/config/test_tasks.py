@@ -24,7 +24,7 @@ def test_every_task_the_apps_send_by_name_is_a_registered_task():
     from apps.authoring.services.imports import IMPORT_TASK
     from apps.demos.services import EXECUTE_TASK
     from apps.exercises.services import CHECK_TASK, RUN_TASK
-    from apps.study.tasks import memory_fit_task
+    from apps.interview.tasks import memory_fit_task
 
     sent = {EXECUTE_TASK, RUN_TASK, CHECK_TASK, IMPORT_TASK, memory_fit_task.name}
     assert sent <= set(app.tasks)
@@ -59,7 +59,7 @@ def test_a_fit_asked_for_while_the_broker_is_down_does_not_fail_the_page(
     broker_down,  # noqa: F811
     django_capture_on_commit_callbacks,
 ):
-    from apps.study.tasks import memory_fit_enqueue
+    from apps.interview.tasks import memory_fit_enqueue
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         assert memory_fit_enqueue(alice, due=True) is True

@@ -121,7 +121,8 @@ def test_export_then_load_on_an_empty_database_round_trips(tmp_path):
 @pytest.mark.django_db
 def test_the_shipped_lesson_seeds_idempotently(seeded):
     deck = Deck.objects.get(slug="distributed-rl-on-ray")
-    assert deck.sections.count() == 15
+    shipped = yaml.safe_load((SHIPPED / "distributed-rl-on-ray.yaml").read_text())
+    assert deck.sections.count() == len(shipped["sections"]) >= 15
     assert deck.cards.count() >= 60
     assert len(deck.objectives) >= 6
     assert all(s.concepts.exists() for s in Section.objects.filter(deck=deck))

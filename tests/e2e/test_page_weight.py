@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BUDGET = 100 * 1024
 # The review page also carries the device's own queue and offline review (issue 32: SM-2, the
 # IndexedDB store, the sync, the service worker's registration), minified into one file that
-# tests/study/test_device_bundle.py keeps under 26 KB (8 KB gzipped).
+# tests/review/test_device_bundle.py keeps under 26 KB (8 KB gzipped).
 ALLOWANCE = {"/study/review/ray-basics/": 26 * 1024}
 PAGES = [
     "/", "/decks/ray-basics/ray-core/", "/study/", "/study/review/ray-basics/", "/study/stats/",

@@ -4,10 +4,10 @@ has, shows its score as of then, over how many reviews, on a laptop and on a pho
 import pytest
 from playwright.sync_api import expect
 
-from apps.study import fitting
+from apps.interview import fitting
 from apps.study.models import MemoryFit
 from tests.e2e.test_numbers import log_in
-from tests.study.test_calibration_holdout import _history
+from tests.interview.test_calibration_holdout import _history
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from apps.exercises import services, worker
 from apps.exercises.models import SandboxWorker, Submission
-from apps.study.models import PracticeLog, PracticeState
+from apps.practice.models import PracticeLog, PracticeState
 from tests.exercises.conftest import GOOD, REFERENCE, WRONG, adder_doc, needs_bwrap, submit
 
 pytestmark = pytest.mark.django_db

@@ -235,8 +235,8 @@ def test_every_model_is_backed_up_or_skipped_for_a_stated_reason():
             continue
         assert model in backed_up or meta.app_label in SKIPPED or meta.label_lower in SKIPPED
     assert {m._meta.app_label for m in backed_up} >= {
-        "auth", "authtoken", "accounts", "decks", "study", "quizzes", "demos", "teams",
-        "authoring",
+        "auth", "authtoken", "accounts", "decks", "study", "practice", "interview", "quizzes",
+        "demos", "teams", "authoring",
     }  # fmt: skip
     labels = [m._meta.label_lower for m in backed_up_models()]  # a row after what it points at
     assert labels.index("auth.user") < labels.index("study.reviewlog")

@@ -6,10 +6,10 @@ import pytest
 from django.urls import reverse
 
 from apps.decks.content import ContentError
+from apps.practice.models import PracticeLog, PracticeState
+from apps.practice.services import AGAIN, GOOD, HARD
 from apps.quizzes.content import quiz_file_load
 from apps.quizzes.models import Attempt, Question, Quiz
-from apps.study.models import PracticeLog, PracticeState
-from apps.study.practice import AGAIN, GOOD, HARD
 
 DRILLS = """
 deck: ray-basics

@@ -81,6 +81,16 @@ REFERENCE = {
     "memory-monitor-headroom": lambda g: next(
         n for n in range(10_000) if g["base_gib"] + (n + 1) * g["task_gib"] > 0.95 * g["node_gib"]
     ),
+    "impala-sample-results-per-update": lambda g: next(
+        k for k in range(1, 10_000) if k * g["envs"] * g["frag"] >= g["learners"] * g["tbs"]
+    ),
+    "prefetch-overlap-speedup": lambda g: (
+        (g["mb"] / 1000 / g["gbs"] * 1000 + g["comp_ms"])
+        / max(g["mb"] / 1000 / g["gbs"] * 1000, g["comp_ms"])
+    ),
+    "pbt-exploiting-trials": lambda g: min(
+        next(k for k in range(0, 100) if 100 * k >= g["n"] * g["q_pct"]), g["n"] // 2
+    ),
 }
 
 

@@ -10,9 +10,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apps.interview.planner import _forecast
 from apps.study import memory
 from apps.study.memory import Memory, MemoryModel, Review
-from apps.study.planner import _forecast
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 MODEL = MemoryModel()
@@ -32,7 +32,7 @@ def replay(steps, model=MODEL) -> Memory:
 
 def test_pure_cores_import_nothing_from_django():
     code = (
-        "import sys, apps.study.memory, apps.study.planner, apps.study.scheduler; "
+        "import sys, apps.study.memory, apps.interview.planner, apps.study.scheduler; "
         "sys.exit(any(m.startswith('django') for m in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], env={"PATH": ""}).returncode == 0

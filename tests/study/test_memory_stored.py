@@ -10,9 +10,11 @@ from django.apps import apps as django_apps
 from django.core.management import call_command
 from django.utils import timezone
 
-from apps.study import fitting, grading, memory, services
+from apps.interview import fitting
+from apps.interview.models import StudyPlan
+from apps.study import grading, memory, services
 from apps.study.memory import MemoryModel
-from apps.study.models import CardState, MemoryFit, ReviewLog, StudyPlan
+from apps.study.models import CardState, MemoryFit, ReviewLog
 
 pytestmark = pytest.mark.django_db
 MODEL = MemoryModel()

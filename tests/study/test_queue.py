@@ -310,7 +310,7 @@ def test_the_one_statement_queue_agrees_with_its_reference(alice, bob, small_dec
     """The whole queue (one UNION statement, plain values) lists, orders, counts and limits
     exactly as its lists read one by one as model rows do (tests/study/queue_reference.py),
     for every learner, deck, limit and kind of card it meets; the API's body is made of it."""
-    from apps.study.serializers import queue_data
+    from apps.review.serializers import queue_data
     from tests.study.queue_reference import reference_queue
 
     deck = None if whole else small_deck

@@ -39,10 +39,10 @@ from apps.authoring.serializers import (
     RestoreSerializer,
     RevisionSerializer,
 )
+from apps.browse import services as bulk
 from apps.decks.content import MAX_FILE_BYTES, ContentError
 from apps.decks.models import Card, Deck
 from apps.decks.serializers import JSONCharField, SlugTextField
-from apps.study import bulk
 from config.api import PagedResults
 from config.errors import ServiceError
 from config.limits import StrictUUIDField

@@ -21,8 +21,9 @@ from apps.authoring.formats.rows import (
     rows_check,
     slug_from_text,
 )
+from apps.decks.cloze import cloze_first
 from apps.decks.content import SLUG_RE, ContentError
-from apps.decks.markdown import CLOZE_RE, html_to_text, media_names
+from apps.decks.markdown import html_to_text, media_names
 
 SEPARATORS = {"tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
 
@@ -139,7 +140,7 @@ def _anki_kind(notetype: str, front: str) -> str | None:
         return "reverse"
     if notetype:
         return "basic"
-    return "cloze" if CLOZE_RE.search(front) else None
+    return "cloze" if cloze_first(front) else None
 
 
 APKG_KINDS = {"basic": "basic", "reversed": "reverse", "cloze": "cloze"}

@@ -25,9 +25,9 @@ from apps.authoring.services.fields import (
     text_clean,
 )
 from apps.authoring.services.revisions import card_data, original_keep, revisions_add_many
+from apps.browse.services import states_follow_move
 from apps.decks.content import cards_retire
 from apps.decks.models import Card, Deck, Section
-from apps.study.bulk import states_follow_move
 from config.errors import Conflict, ServiceError
 
 DEFAULT_SECTION = ("cards", "Cards")  # every own deck starts with one section

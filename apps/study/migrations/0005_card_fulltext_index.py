@@ -1,6 +1,6 @@
 """GIN indexes on the cards' full-text document (front and back) and tags for the card browser,
 on PostgreSQL only: SQLite searches by substring and has no such index. The expression is the one
-apps.study.browse.search_vector() filters on, so PostgreSQL uses the index (a test on PostgreSQL
+apps.browse.selectors.search_vector() filters on, so PostgreSQL uses the index (a test on PostgreSQL
 checks the plan). Not in Card.Meta.indexes (that would ask every database for GIN), hence no
 migration state."""
 

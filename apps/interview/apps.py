@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class InterviewConfig(AppConfig):
+    name = "apps.interview"
