@@ -20,7 +20,7 @@ TEST_WORKERS ?= 2
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-sync bench-big-deck bench-anki bench-stats-page ray-cluster ray-cluster-stop \
 	ray-cluster-status editor \
-	bench-exercises bench-browser sandbox icons bench-paint device-js
+	bench-exercises bench-broker bench-browser sandbox icons bench-paint device-js
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
 # bench/fsrs_compare.py and bench/plan_sim.py; torch==2.13.0 pinned: pip takes its CPU wheel
@@ -110,6 +110,11 @@ bench-imports: install
 
 bench-exercises: install
 	$(PY) bench/exercises_bench.py
+
+# 1,000 exercise submissions on make run's stack, on the embedded SQLite broker and on kombu's
+# filesystem transport side by side (bench/README-broker.md).
+bench-broker: install
+	$(PY) bench/broker_bench.py
 
 bench-big-deck: install
 	$(PY) bench/big_deck.py
