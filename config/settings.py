@@ -420,6 +420,9 @@ IMPORTS_QUEUED_TIMEOUT_S = envint("IMPORTS_QUEUED_TIMEOUT_S", 900)
 EXERCISES_BWRAP = os.environ.get("EXERCISES_BWRAP", "/usr/bin/bwrap")
 EXERCISES_CPU_S = envint("EXERCISES_CPU_S", 5)
 EXERCISES_WALL_S = min(30, envint("EXERCISES_WALL_S", 10))
+# Exercises that declare `runtime: ray` start a local Ray in their sandbox (docs/security.md).
+EXERCISES_RAY_WALL_S = min(180, envint("EXERCISES_RAY_WALL_S", 90))
+EXERCISES_RAY_MEMORY_MB = envint("EXERCISES_RAY_MEMORY_MB", 1024)  # all its processes together
 EXERCISES_MEMORY_MB = envint("EXERCISES_MEMORY_MB", 512)
 EXERCISES_PROCESSES = envint("EXERCISES_PROCESSES", 32)
 EXERCISES_OUTPUT_KB = envint("EXERCISES_OUTPUT_KB", 1024)  # stdout + stderr before a run is stopped

@@ -2,7 +2,6 @@
 Submit, read its result, and the learner's exercises due today (their own kind, beside the card
 queue at /api/study/queue/)."""
 
-from django.conf import settings
 from django.urls import path
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, status
@@ -11,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.exercises import selectors, services
+from apps.exercises.limits import shown_limits
 from apps.exercises.models import Exercise
 from apps.exercises.serializers import (
     DueExerciseSerializer,
@@ -66,11 +66,7 @@ class ExerciseDetail(APIView):
                 {"id": c.pk, "slug": c.slug, "url": c.get_absolute_url()}
                 for c in exercise.cards.all()
             ],
-            "limits": {
-                "cpu_s": settings.EXERCISES_CPU_S,
-                "wall_s": settings.EXERCISES_WALL_S,
-                "memory_mb": settings.EXERCISES_MEMORY_MB,
-            },
+            "limits": shown_limits(revision.runtime),
         }
         return Response(ExerciseDetailSerializer(doc).data)
 

@@ -22,8 +22,9 @@ from apps.exercises.grading import test_names
 FILE_KEYS = {"deck", "exercises"}
 EXERCISE_KEYS = {
     "slug", "title", "section", "cards", "source", "prompt", "starter", "examples", "tests",
-    "reference", "wrong",
+    "reference", "wrong", "runtime",
 }  # fmt: skip
+RUNTIMES = ("numpy", "ray")
 WRONG_KEYS = {"mistake", "code"}
 MAX_CODE_CHARS = 64 * 1024  # each piece of an exercise's code, and a learner's submission
 
@@ -41,6 +42,7 @@ class ExerciseDoc:
     section: str = ""
     starter: str = ""
     examples: str = ""
+    runtime: str = "numpy"  # "ray": the sandbox holds Ray, RLlib and torch, with Ray's limits
 
     def content(self) -> dict:
         """The revision fields this document sets (ExerciseRevision.CONTENT_FIELDS)."""
@@ -48,7 +50,7 @@ class ExerciseDoc:
             "title": self.title, "prompt": self.prompt, "starter": self.starter,
             "examples": self.examples, "tests": self.tests, "reference": self.reference,
             "wrong": self.wrong, "card_slugs": self.cards, "source": self.source,
-            "section_slug": self.section,
+            "section_slug": self.section, "runtime": self.runtime,
         }  # fmt: skip
 
 
@@ -104,6 +106,9 @@ def exercise_parse(
     clash = set(test_names(tests)) & set(test_names(examples))
     if clash:
         r.fail(f"test {sorted(clash)[0]!r} is both an example and a hidden test: rename one")
+    runtime = r.data.get("runtime") or "numpy"
+    if runtime not in RUNTIMES:
+        r.fail(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
     wrong_raw = r.items("wrong")
     if not wrong_raw:
         r.fail("give at least one plausible wrong solution under 'wrong'")
@@ -126,6 +131,7 @@ def exercise_parse(
         tests=tests,
         reference=_code(r, "reference", required=True, what="the reference solution"),
         wrong=wrong,
+        runtime=runtime,
     )
 
 
@@ -182,9 +188,9 @@ def exercise_file_dump(doc: ExerciseFileDoc, fmt: str = "yaml") -> str:
     for e in doc.exercises:
         item = asdict(e)
         ordered = {k: item[k] for k in (
-            "slug", "title", "section", "cards", "source", "prompt", "starter", "examples",
-            "tests", "reference", "wrong",
-        ) if item[k] not in ("", [], None)}  # fmt: skip
+            "slug", "title", "section", "cards", "source", "runtime", "prompt", "starter",
+            "examples", "tests", "reference", "wrong",
+        ) if item[k] not in ("", [], None, "numpy")}  # fmt: skip
         exercises.append(ordered)
     data = {"deck": doc.deck, "exercises": exercises}
     if fmt == "json":

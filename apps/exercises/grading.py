@@ -18,10 +18,22 @@ class Limits:
     memory_mb: int = 512
     processes: int = 32
     file_mb: int = 16
+    open_files: int = 64
     tmpfs_mb: int = 64
     output_bytes: int = 1 << 20  # stdout + stderr past this: the run is stopped
     shown_bytes: int = 4096  # what is kept of each stream
     nice: int = 10  # learners' code runs below the web and the workers' own priority
+    # What the run may hold. "numpy": Python and numpy, one process (threads only), so the
+    # address-space limit `memory_mb` is the run's whole memory. "ray": the worker's packages
+    # (Ray, RLlib, torch), processes of its own, a /dev/shm of `shm_mb` for Ray's object store,
+    # and `run_memory_mb` over all its processes together (watched by the worker).
+    runtime: str = "numpy"
+    run_memory_mb: int = 0
+    shm_mb: int = 0
+
+    @property
+    def spawns(self) -> bool:
+        return self.runtime == "ray"
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,7 @@ class Outcome:
     time_ms: int = 0
     cpu_ms: int | None = None  # the harness's own count, when it finished
     startup_ms: int | None = None  # from spawning bwrap to the harness's first line
+    memory_peak_mb: int | None = None  # a run of many processes: their peak together, as seen
 
     @property
     def passed(self) -> bool:
@@ -121,6 +134,7 @@ def outcome_parse(
     stderr_bytes: int = 0,
     time_ms: int = 0,
     startup_ms: int | None = None,
+    memory_peak_mb: int | None = None,
 ) -> Outcome:
     """The run's Outcome from the harness's JSON lines and how the process ended. Every test the
     suites define is listed: one the harness never reported failed, with the reason the run
@@ -146,6 +160,7 @@ def outcome_parse(
         stderr_bytes=stderr_bytes,
         time_ms=time_ms,
         startup_ms=startup_ms,
+        memory_peak_mb=memory_peak_mb,
     )
     if not started and not stopped:
         out.status = "error"
@@ -194,6 +209,11 @@ def outcome_parse(
             out.problem = (
                 f"Stopped after {limits.wall_s:g} s of wall-clock time (the limit): an endless "
                 "loop, or waiting for something that never comes?"
+            )
+        elif stopped == "memory":
+            out.problem = (
+                f"Stopped: the run's processes together held more than {limits.run_memory_mb:,} "
+                "MB (the memory limit of a run)."
             )
         elif stopped == "output":
             out.problem = (

@@ -57,13 +57,27 @@ def _flat(value):
     return value
 
 
-def _numbers(values) -> str:
-    return "[" + ", ".join(f"{float(v):.6g}" for v in values) + "]"
+def _digits(a: float, b: float) -> int:
+    """Enough significant digits that two different numbers never print alike."""
+    for digits in (6, 9, 12, 17):
+        if f"{a:.{digits}g}" != f"{b:.{digits}g}":
+            return digits
+    return 17
 
 
-def assert_close(got, want, *, name: str = "result", rtol: float = 1e-6, atol: float = 1e-8):
+def _numbers(values, digits: int = 6) -> str:
+    return "[" + ", ".join(f"{float(v):.{digits}g}" for v in values) + "]"
+
+
+# float32 keeps about 7 significant digits, and a recursion over a rollout loses a few more
+# against the largest value it carries: an answer computed in float32 passes the defaults.
+RTOL, ATOL = 1e-5, 1e-6
+
+
+def assert_close(got, want, *, name: str = "result", rtol: float = RTOL, atol: float | None = None):
     """Numbers, lists or arrays equal within tolerance; the message names the first index that
-    differs, what came and what was expected."""
+    differs, what came and what was expected, with the digits that tell them apart. Without
+    `atol`, an element may also be off by `rtol` of the largest expected magnitude."""
     shape_got = getattr(got, "shape", None)
     shape_want = getattr(want, "shape", None)
     if shape_got is not None and shape_want is not None and tuple(shape_got) != tuple(shape_want):
@@ -78,20 +92,28 @@ def assert_close(got, want, *, name: str = "result", rtol: float = 1e-6, atol: f
             f"{name} has {len(flat_got)} values, expected {len(flat_want)}: "
             f"got {_short(got)}, expected {_short(want)}"
         )
+    try:
+        scale = max((abs(float(b)) for b in flat_want), default=0.0)
+    except (TypeError, ValueError):
+        scale = 0.0
+    absolute = atol if atol is not None else max(ATOL, rtol * scale)
     for i, (a, b) in enumerate(zip(flat_got, flat_want, strict=True)):
         try:
             a, b = float(a), float(b)
         except (TypeError, ValueError):
             raise AssertionError(f"{name}[{i}] is {_short(a)}, not a number") from None
-        if math.isnan(a) or not math.isclose(a, b, rel_tol=rtol, abs_tol=atol):
+        if math.isnan(a) or not math.isclose(a, b, rel_tol=rtol, abs_tol=absolute):
+            d = _digits(a, b)
+            within = f" (tolerance: relative {rtol:g}, absolute {absolute:.3g})"
             if len(flat_want) == 1:
-                raise AssertionError(f"{name} is {a:.6g}, expected {b:.6g}")
-            message = f"{name}[{i}] is {a:.6g}, expected {b:.6g}"
+                raise AssertionError(f"{name} is {a:.{d}g}, expected {b:.{d}g}{within}")
+            message = f"{name}[{i}] is {a:.{d}g}, expected {b:.{d}g}"
             if len(flat_want) <= 8:
-                message += f"; got {_numbers(flat_got)}, expected {_numbers(flat_want)}"
+                got_text, want_text = _numbers(flat_got, d), _numbers(flat_want, d)
+                message += f"; got {got_text}, expected {want_text}"
             else:
                 message += f" (the first of {len(flat_want)} values to differ)"
-            raise AssertionError(message)
+            raise AssertionError(message + within)
 
 
 def assert_equal(got, want, *, name: str = "result"):
@@ -99,9 +121,21 @@ def assert_equal(got, want, *, name: str = "result"):
         raise AssertionError(f"{name} is {_short(got)}, expected {_short(want)}")
 
 
+def start_ray(num_cpus: int = 2):
+    """A local Ray for an exercise that declares `runtime: ray`, started once per run: its object
+    store fits the run's /dev/shm, and nothing goes to the dashboard or the driver's log."""
+    import ray  # only a Ray run's sandbox holds it
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=num_cpus, object_store_memory=128 << 20, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)  # fmt: skip
+    return ray
+
+
 def _checks_module() -> types.ModuleType:
     module = types.ModuleType("checks", "Helpers the exercises' tests compare results with.")
-    module.__dict__.update(assert_close=assert_close, assert_equal=assert_equal)
+    module.__dict__.update(assert_close=assert_close, assert_equal=assert_equal,
+                           start_ray=start_ray)  # fmt: skip
     return module
 
 
@@ -117,7 +151,7 @@ def _limits(job: dict) -> None:
         (resource.RLIMIT_AS, (limits["memory_mb"] << 20,) * 2),
         (resource.RLIMIT_NPROC, (limits["processes"],) * 2),
         (resource.RLIMIT_FSIZE, (limits["file_mb"] << 20,) * 2),
-        (resource.RLIMIT_NOFILE, (64, 64)),
+        (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
     for which, value in wanted:
@@ -177,6 +211,12 @@ def _tests(namespace: dict) -> list:
     ]
 
 
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # the learner may have closed it
+            stream.flush()
+
+
 def _on_cpu_limit(signum, frame):
     _emit({"event": "limit", "what": "cpu"})
     os._exit(3)
@@ -221,6 +261,7 @@ def main() -> None:
     except BaseException as exc:  # the learner's top level: SystemExit and all
         _emit({"event": "load_error", "message": _describe(exc, visible_file=None)})
         _emit({"event": "done", "ms": round(1000 * (time.perf_counter() - started))})
+        _flush()  # what it printed before it failed is part of the answer
         os._exit(0)
 
     for suite in job["suites"]:
@@ -256,9 +297,7 @@ def main() -> None:
                 "event": "test", "name": name, "suite": suite["name"], "passed": passed,
                 "message": message, "ms": round(1000 * (time.perf_counter() - t0), 1),
             })  # fmt: skip
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # the learner may have closed it
-            stream.flush()
+    _flush()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     _emit({"event": "done", "ms": round(1000 * (time.perf_counter() - started)),
            "cpu_ms": round(1000 * (usage.ru_utime + usage.ru_stime))})  # fmt: skip

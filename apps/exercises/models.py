@@ -104,6 +104,10 @@ class ExerciseRevision(models.Model):
     source = models.TextField(help_text="Where the exercise's facts come from.")
     source_html = models.TextField(blank=True, editable=False)
     section_slug = models.SlugField(max_length=80, blank=True)
+    runtime = models.CharField(
+        max_length=10, choices=[("numpy", "Python and numpy"), ("ray", "a local Ray (and RLlib)")],
+        default="numpy", help_text="What a run needs: Ray's runs get larger limits.",
+    )  # fmt: skip
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.CHECKING)
     check_report = models.JSONField(default=dict, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
@@ -118,7 +122,7 @@ class ExerciseRevision(models.Model):
 
     CONTENT_FIELDS = (
         "title", "prompt", "starter", "examples", "tests", "reference", "wrong", "card_slugs",
-        "source", "section_slug",
+        "source", "section_slug", "runtime",
     )  # fmt: skip
 
     class Meta:
@@ -189,10 +193,12 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
+            # One run in flight per learner, across exercises: a learner's queued runs can never
+            # fill the worker pool ahead of everyone else's.
             models.UniqueConstraint(
-                fields=["user", "exercise"],
+                fields=["user"],
                 condition=Q(status__in=["queued", "running"]),
-                name="submission_one_active_per_exercise",
+                name="submission_one_active_per_learner",
             ),
             models.UniqueConstraint(fields=["user", "client_id"], name="submission_client_once"),
         ]

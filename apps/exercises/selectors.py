@@ -223,7 +223,7 @@ def revision_document(revision: ExerciseRevision) -> ExerciseDoc:
         slug=revision.exercise.slug, title=revision.title, prompt=revision.prompt,
         tests=revision.tests, reference=revision.reference, wrong=list(revision.wrong),
         cards=list(revision.card_slugs), source=revision.source, section=revision.section_slug,
-        starter=revision.starter, examples=revision.examples,
+        starter=revision.starter, examples=revision.examples, runtime=revision.runtime,
     )  # fmt: skip
 
 

@@ -72,8 +72,8 @@ def submission_create(
 ) -> tuple[Submission, bool]:
     """Queue a Run (examples) or Submit (every test) of `code` against the exercise's current
     revision; (submission, created). The same client_id again returns the first submission.
-    Refused: code that cannot be run (CodeRefused, 400), or while the learner's previous run of
-    this exercise has no result yet (StillRunning, 409): one at a time, each once."""
+    Refused: code that cannot be run (CodeRefused, 400), or while the learner's previous run (of
+    any exercise) has no result yet (StillRunning, 409): one at a time per learner, each once."""
     if client_id is not None:
         same = Submission.objects.filter(user=user, client_id=client_id).first()
         if same is not None:
@@ -100,14 +100,22 @@ def submission_create(
             same = Submission.objects.filter(user=user, client_id=client_id).first()
             if same is not None:  # a second tab with the same page won the race
                 return same, False
-        running = Submission.objects.active().filter(user=user, exercise=exercise).first()
+        running = Submission.objects.active().filter(user=user).select_related("exercise").first()
         if running is None:
             raise
-        raise StillRunning(
-            f"Your previous {running.get_mode_display().split(' ')[0]} of this exercise has no "
-            "result yet; it shows here in a moment, then send again.",
-            submission=running,
-        ) from None
+        what = running.get_mode_display().split(" ")[0]
+        if running.exercise_id == exercise.pk:
+            message = (
+                f"Your previous {what} of this exercise has no result yet; it shows here in a "
+                "moment, then send again."
+            )
+        else:
+            message = (
+                f"Your {what} of “{running.exercise.title}” has no result yet. Each learner has "
+                "one run at a time, so everyone's code starts promptly: send this one when that "
+                "result shows."
+            )
+        raise StillRunning(message, submission=running) from None
     return submission, True
 
 
@@ -257,9 +265,23 @@ def exercise_file_load(path) -> str:
     deck = Deck.objects.get(slug=doc.deck)
     changed = 0
     for exercise in doc.exercises:
-        _, created = exercise_save(
+        revision, created = exercise_save(
             deck=deck, doc=exercise, made_by=ExerciseRevision.Source.SEED, accept=True,
             note="shipped content",
         )  # fmt: skip
         changed += created
-    return f"{doc.deck}: {len(doc.exercises)} exercises, {changed} new or changed"
+        if not created and revision.exercise.retired_at is not None:
+            revision_make_current(revision)  # shipped again: back for learners
+            changed += 1
+    # A shipped exercise the file no longer holds is retired, not deleted: its submissions and
+    # every learner's schedule stay (a later file may bring it back). An author's own
+    # exercises in the deck are not the file's to retire.
+    dropped = (
+        Exercise.objects.filter(deck=deck, retired_at=None)
+        .exclude(slug__in=[e.slug for e in doc.exercises])
+        .exclude(revisions__made_by__in=[s for s in ExerciseRevision.Source.values
+                                         if s != ExerciseRevision.Source.SEED])
+    )  # fmt: skip
+    retired = [exercise_retire(exercise=e).slug for e in dropped]
+    summary = f"{doc.deck}: {len(doc.exercises)} exercises, {changed} new or changed"
+    return summary + (f", retired {', '.join(retired)}" if retired else "")

@@ -50,15 +50,16 @@ def _start_sweep(sender=None, **_):
     return thread, stop
 
 
-# The run's own wall-clock limit (EXERCISES_WALL_S, at most 30 s) stops it first; Celery's limits
-# stop a worker process stuck outside the sandbox. A check runs 1 + wrong solutions sandboxes.
+# The run's own wall-clock limit (EXERCISES_WALL_S, at most 30 s; EXERCISES_RAY_WALL_S, at most
+# 180 s, for an exercise that runs Ray) stops it first; Celery's limits stop a worker process
+# stuck outside the sandbox. A check runs 1 + wrong solutions sandboxes.
 @shared_task(
     name="exercises.submission_run",
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
-    soft_time_limit=60,
-    time_limit=80,
+    soft_time_limit=240,
+    time_limit=270,
 )
 def submission_run_task(submission_id: int) -> str | None:
     return worker.submission_run(submission_id=submission_id)
@@ -69,8 +70,8 @@ def submission_run_task(submission_id: int) -> str | None:
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
-    soft_time_limit=300,
-    time_limit=330,
+    soft_time_limit=900,
+    time_limit=960,
 )
 def revision_check_task(revision_id: int) -> str | None:
     return worker.revision_check_run(revision_id=revision_id)

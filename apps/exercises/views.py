@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from apps.exercises import selectors, services
 from apps.exercises.forms import SubmissionForm
+from apps.exercises.limits import shown_limits
 from apps.exercises.models import Submission
 from config.htmx import HtmxHttpRequest
 
@@ -67,7 +68,10 @@ def exercise(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                     mode=form.cleaned_data["mode"], client_id=form.cleaned_data["client_id"],
                 )  # fmt: skip
             except services.StillRunning as exc:
-                error, status, submission = exc.message, exc.status, exc.submission
+                error, status = exc.message, exc.status
+                # Another exercise's run is named in the message; this page shows its own only.
+                same = exc.submission.exercise_id == exercise.pk
+                submission = exc.submission if same else None
             except services.CodeRefused as exc:
                 error, status, submission = exc.message, exc.status, None
             else:
@@ -112,11 +116,7 @@ def exercise(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "standing": selectors.standing(request.user, exercise),
         "sandbox": selectors.sandbox_status(),
         "error": error,
-        "limits": {
-            "cpu_s": settings.EXERCISES_CPU_S,
-            "wall_s": settings.EXERCISES_WALL_S,
-            "memory_mb": settings.EXERCISES_MEMORY_MB,
-        },
+        "limits": shown_limits(revision.runtime),
         **_result_context(submission),
     }
     return render(request, "exercises/exercise.html", context, status=status)

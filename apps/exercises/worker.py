@@ -24,6 +24,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.exercises import grading, sandbox
+from apps.exercises.limits import run_limits
 from apps.exercises.models import ExerciseRevision, SandboxWorker, Submission
 from apps.exercises.services import revision_make_current, revision_send, submission_send
 from apps.practice.services import practice_failed_since_due, practice_grade, practice_record
@@ -32,16 +33,6 @@ log = logging.getLogger(__name__)
 Status = Submission.Status
 RevStatus = ExerciseRevision.Status
 MAX_ATTEMPTS = 2  # a submission whose worker died twice under it is failed, not tried again
-
-
-def limits() -> grading.Limits:
-    return grading.Limits(
-        cpu_s=settings.EXERCISES_CPU_S,
-        wall_s=settings.EXERCISES_WALL_S,
-        memory_mb=settings.EXERCISES_MEMORY_MB,
-        processes=settings.EXERCISES_PROCESSES,
-        output_bytes=settings.EXERCISES_OUTPUT_KB * 1024,
-    )
 
 
 def worker_name() -> str:
@@ -113,13 +104,16 @@ def submission_run(*, submission_id: int, runner=None) -> str | None:
     submission = Submission.objects.select_related("revision", "exercise", "user").get(
         pk=submission_id
     )
-    reason = sandbox_reason()
+    reason = sandbox_reason() or sandbox.runtime_problem(submission.revision.runtime)
     if reason is not None:
         _finish_error(submission, _refusal(reason))
         return Status.ERROR
     try:
         outcome = (runner or sandbox.run)(
-            submission.code, _suites(submission), limits(), bwrap=settings.EXERCISES_BWRAP
+            submission.code,
+            _suites(submission),
+            run_limits(submission.revision.runtime),
+            bwrap=settings.EXERCISES_BWRAP,
         )
     except sandbox.SandboxUnavailable as exc:
         _finish_error(submission, _refusal(str(exc)))
@@ -195,14 +189,14 @@ def revision_check_run(*, revision_id: int, runner=None) -> str | None:
         suites.append(grading.Suite("examples", revision.examples, visible=True))
     suites.append(grading.Suite("hidden", revision.tests, visible=True))
     report: dict = {"problems": []}
-    reason = sandbox_reason()
+    reason = sandbox_reason() or sandbox.runtime_problem(revision.runtime)
     try:
         if reason is not None:
             raise sandbox.SandboxUnavailable(reason)
-        reference = run(revision.reference, suites, limits(), bwrap=settings.EXERCISES_BWRAP)
-        wrongs = [
-            run(w["code"], suites, limits(), bwrap=settings.EXERCISES_BWRAP) for w in revision.wrong
-        ]
+        limits = run_limits(revision.runtime)
+        reference = run(revision.reference, suites, limits, bwrap=settings.EXERCISES_BWRAP)
+        wrongs = [run(w["code"], suites, limits, bwrap=settings.EXERCISES_BWRAP)
+                  for w in revision.wrong]  # fmt: skip
     except sandbox.SandboxUnavailable as exc:
         report["problems"].append(f"Not checked: the sandbox cannot start on this worker ({exc}).")
         _revision_finish(revision, RevStatus.UNCHECKED, report)
@@ -256,7 +250,8 @@ def exercises_sweep(*, now=None) -> dict[str, int]:
     Safe to run anywhere, any number of times: the claims keep every job to one run."""
     now = now or timezone.now()
     resend_after = timedelta(seconds=settings.EXERCISES_RESEND_S)
-    dead_after = timedelta(seconds=settings.EXERCISES_WALL_S + 90)
+    longest_run_s = max(settings.EXERCISES_WALL_S, settings.EXERCISES_RAY_WALL_S)
+    dead_after = timedelta(seconds=longest_run_s + 90)
     counts = {"resent": 0, "requeued": 0, "failed": 0, "checks": 0}
     stuck = Submission.objects.filter(status=Status.RUNNING, started_at__lt=now - dead_after)
     for pk, attempts in stuck.values_list("pk", "attempts"):

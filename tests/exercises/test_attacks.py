@@ -20,37 +20,60 @@ WALL_MS = 2000
 SLACK_MS = 1500  # bwrap's start and the teardown, on a loaded 2-core machine
 
 
-@pytest.fixture
-def answer(small_deck, small_limits):
+def answer_doc(**changes):
     from tests.exercises.conftest import adder_doc
 
-    doc = adder_doc(
-        slug="answer",
-        examples="",
-        tests=ANSWER_TESTS,
-        reference="def answer():\n    return 42\n",
-        wrong=[{"mistake": "off by one", "code": "def answer():\n    return 41\n"}],
+    return adder_doc(
+        **{
+            "slug": "answer",
+            "examples": "",
+            "tests": ANSWER_TESTS,
+            "reference": "def answer():\n    return 42\n",
+            "wrong": [{"mistake": "off by one", "code": "def answer():\n    return 41\n"}],
+            **changes,
+        }
     )
+
+
+@pytest.fixture
+def answer(small_deck, small_limits):
+    revision, _ = services.exercise_save(deck=small_deck, doc=answer_doc(), accept=True)
+    return revision.exercise
+
+
+@pytest.fixture
+def spawning(small_deck, settings):
+    """An exercise that declares `runtime: ray`: its runs may start processes (Ray's), with the
+    run's memory watched as a whole. Small limits here: 3 s in all, 600 MB together."""
+    settings.EXERCISES_RAY_WALL_S = 3
+    settings.EXERCISES_RAY_MEMORY_MB = 600
+    doc = answer_doc(slug="answer-with-processes", runtime="ray")
     revision, _ = services.exercise_save(deck=small_deck, doc=doc, accept=True)
     return revision.exercise
 
 
-def attack(user, exercise, code: str) -> Submission:
+def attack(user, exercise, code: str, *, wall_ms: int = WALL_MS) -> Submission:
     result = submit(user, exercise, code)
     assert result.status == Submission.Status.FAILED, (result.status, result.problem)
-    assert result.time_ms <= WALL_MS + SLACK_MS, f"the run took {result.time_ms} ms"
+    assert result.time_ms <= wall_ms + SLACK_MS, f"the run took {result.time_ms} ms"
     return result
 
 
 def sandbox_processes() -> list[int]:
-    """Processes on this machine still running our harness (none may outlive its run)."""
+    """Processes of a finished run still alive on this machine: a harness or a sleeper whose
+    sandbox (bwrap) is gone. A run still going, anyone's on a shared machine, has its bwrap."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+            parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
+            parent_cmdline = Path(f"/proc/{parent}/cmdline").read_bytes()
+        except (OSError, ValueError):
             continue
-        if b"/sandbox/harness.py" in cmdline or b"sleeper_marker_55" in cmdline:
+        ours = b"/sandbox/harness.py" in cmdline or b"sleeper_marker_55" in cmdline
+        is_sandbox = b"bwrap" in cmdline.split(b"\0")[0]  # a worker's own child, not the code's
+        if ours and not is_sandbox and b"bwrap" not in parent_cmdline:
             found.append(int(pid))
     return found
 
@@ -129,14 +152,14 @@ print("tmp ok")
     assert "tmp ok" in result.stdout
 
 
-def test_a_run_leaves_nothing_for_the_next_one(alice, bob, answer):
+def test_a_run_leaves_nothing_for_the_next_one(alice, bob, answer, spawning):
     first = """
 import os, subprocess, sys
 open("/tmp/work/alice-secret.txt", "w").write("alice's notes")
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)  # sleeper_marker_55"])
 print("planted")
 """
-    assert "planted" in attack(alice, answer, first).stdout
+    assert "planted" in attack(alice, spawning, first, wall_ms=3000).stdout
     assert not sandbox_processes(), "a process of alice's run outlived it"
     second = """
 import os
@@ -164,6 +187,74 @@ def answer():
     assert not sandbox_processes(), "the fork bomb's processes outlived the run"
     good = submit(alice, answer, "def answer():\n    return 42\n")
     assert good.status == Submission.Status.PASSED, good.problem
+
+
+NEW_USER_NAMESPACE = """
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+print("unshare", libc.unshare(0x10000000), errno.errorcode.get(ctypes.get_errno()))
+# clone3(struct clone_args *, size): its flags live in memory no filter can read
+args = (ctypes.c_uint64 * 11)(0x10000000, 0, 0, 0, 17)
+print("clone3", libc.syscall(435, args, 88), errno.errorcode.get(ctypes.get_errno()))
+print("caps", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")])
+"""
+
+
+@pytest.mark.parametrize("runtime", ["numpy", "ray"])
+def test_no_user_namespace_can_be_made_inside(alice, answer, spawning, runtime):
+    """Inside a new user namespace the code would hold every capability over it (mount, chroot):
+    a root worker starts the sandbox without one of its own, so the seccomp filter refuses it."""
+    result = attack(alice, answer if runtime == "numpy" else spawning, NEW_USER_NAMESPACE,
+                    wall_ms=3000)  # fmt: skip
+    assert "unshare -1 EPERM" in result.stdout, result.stdout + result.stderr
+    assert "clone3 -1 ENOSYS" in result.stdout, result.stdout
+    assert "caps ['0000000000000000']" in result.stdout, result.stdout
+
+
+def test_an_ordinary_run_is_one_process_so_its_memory_limit_is_the_whole_run(alice, answer):
+    code = """
+import os, subprocess, sys, threading
+for start in (os.fork, lambda: subprocess.run([sys.executable, "-c", "pass"])):
+    try:
+        start()
+        print("STARTED A PROCESS")
+        os._exit(0)
+    except OSError as exc:
+        print("refused", type(exc).__name__)
+held = []
+def take():
+    try:
+        held.append(bytearray(100 << 20))
+    except MemoryError:
+        print("MemoryError")
+threads = [threading.Thread(target=take) for _ in range(6)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("held MB", 100 * len(held))
+"""
+    result = attack(alice, answer, code)
+    assert "STARTED" not in result.stdout and result.stdout.count("refused PermissionError") == 2
+    held = int(result.stdout.split("held MB ")[1].split()[0])
+    assert held <= 256 and "MemoryError" in result.stdout, result.stdout  # 256 MB in all
+
+
+def test_processes_of_a_run_are_capped_together(alice, spawning):
+    """Six children of 200 MB each: every one is within its own address-space limit, but the
+    run's 600 MB is for all its processes together, so the run is stopped."""
+    code = """
+import os, time
+for _ in range(6):
+    if os.fork() == 0:
+        block = bytearray(200 << 20)  # touched: bytearray zero-fills it
+        time.sleep(30)
+        os._exit(0)
+time.sleep(30)
+"""
+    result = attack(alice, spawning, code, wall_ms=3000)
+    assert "more than 600 MB" in result.problem, result.problem
+    assert not sandbox_processes(), "a child outlived the run"
 
 
 def test_four_gigabytes_are_refused(alice, answer):
@@ -197,7 +288,7 @@ def test_a_segfault_through_ctypes_is_a_failed_result(alice, answer):
     assert good.status == Submission.Status.PASSED
 
 
-def test_a_subprocess_and_a_thread_left_running_do_not_hold_the_result(alice, answer):
+def test_a_subprocess_and_a_thread_left_running_do_not_hold_the_result(alice, spawning):
     code = """
 import subprocess, sys, threading, time
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)  # sleeper_marker_55"])
@@ -205,8 +296,8 @@ threading.Thread(target=time.sleep, args=(60,)).start()  # not a daemon
 def answer():
     return 41
 """
-    result = attack(alice, answer, code)
-    assert result.time_ms < WALL_MS, "the run waited for what it left running"
+    result = attack(alice, spawning, code, wall_ms=3000)
+    assert result.time_ms < 3000, "the run waited for what it left running"
     assert result.tests[0]["passed"] is False and "41" not in result.problem
     assert not sandbox_processes()
 

@@ -136,3 +136,36 @@ def test_an_old_revision_is_restored_as_a_new_one_and_checked(client, staff, sma
     check_all()
     latest.refresh_from_db()
     assert latest.status == "accepted" and Exercise.objects.get().title == "Add two numbers"
+
+
+def test_a_shipped_exercise_dropped_from_the_file_is_retired_with_its_history_kept(
+    tmp_path, alice, small_deck, small_limits
+):
+    from apps.exercises.content import ExerciseFileDoc, exercise_file_dump
+    from apps.exercises.selectors import due_exercises
+    from apps.practice.models import PracticeState
+    from tests.exercises.conftest import submit
+
+    def ship(*docs):
+        path = tmp_path / "exercises.yaml"
+        path.write_text(
+            exercise_file_dump(ExerciseFileDoc(deck="ray-basics", exercises=list(docs)))
+        )
+        return services.exercise_file_load(path)
+
+    kept, dropped = adder_doc(), adder_doc(slug="add-old", title="The old one")
+    ship(kept, dropped)
+    authored, _ = services.exercise_save(
+        deck=small_deck, doc=adder_doc(slug="add-mine"), accept=True
+    )  # an author's own, not in the file
+    old = Exercise.objects.get(slug="add-old")
+    assert submit(alice, old, GOOD).status == "passed"
+    assert "retired add-old" in ship(kept)
+    old.refresh_from_db()
+    assert old.retired_at is not None and old.submissions.count() == 1
+    assert PracticeState.objects.filter(user=alice, key="add-old").exists()
+    assert "add-old" not in [d.exercise.slug for d in due_exercises(alice)]
+    assert Exercise.objects.get(slug="add-mine").retired_at is None
+    ship(kept, dropped)  # shipped again, unchanged: live again, same revision
+    old.refresh_from_db()
+    assert old.is_live and old.revisions.count() == 1

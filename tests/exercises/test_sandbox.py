@@ -59,6 +59,21 @@ def test_the_real_runtime_holds_no_app_code():
     assert any(dest == "/sandbox/site/numpy" for _, dest in rt.site)
 
 
+def test_a_ray_run_never_sees_the_app_installed_beside_ray(tmp_path):
+    site = tmp_path / "site-packages"
+    for name in ("ray", "apps", "config"):
+        (site / name).mkdir(parents=True)
+    rt = sandbox.Runtime(
+        python="/opt/py/bin/python3.11", binds=("/opt/py/lib",),
+        site=((str(site), "/sandbox/site"),), hidden=("/sandbox/site/apps", "/sandbox/site/config"),
+        symlinks=(),
+    )  # fmt: skip
+    cmd = sandbox.command(rt, grading.Limits(runtime="ray"), privileged=True)
+    bind_at = cmd.index("/sandbox/site")
+    for hidden in ("/sandbox/site/apps", "/sandbox/site/config"):
+        assert cmd.index(hidden) > bind_at and cmd[cmd.index(hidden) - 1] == "--tmpfs"
+
+
 def test_a_complete_run_passes():
     events = lines(
         {"event": "start"},
@@ -131,3 +146,36 @@ def test_output_is_kept_to_the_shown_size():
         stdout_bytes=10**8,
     )
     assert len(out.stdout) < 4200 and "more bytes not shown" in out.stdout
+
+
+def test_a_failure_never_shows_two_numbers_that_read_alike():
+    from apps.exercises.harness import assert_close
+
+    for got, want in ((1.0000001, 1.0000002), (0.30000000000000004, 0.3), (1e-12, 2e-12)):
+        try:
+            assert_close(got, want, name="x", rtol=0, atol=0)
+        except AssertionError as exc:
+            shown = str(exc).split(" (tolerance")[0]
+            a, b = shown.removeprefix("x is ").split(", expected ")
+            assert a != b, str(exc)
+        else:
+            raise AssertionError(f"{got} and {want} passed with no tolerance")
+
+
+def test_a_float32_answer_passes_the_default_tolerance():
+    import numpy as np
+
+    from apps.exercises.harness import assert_close
+
+    def discounted(rewards, dtype):
+        out, running = np.zeros(len(rewards), dtype), dtype(0)
+        for t in reversed(range(len(rewards))):
+            running = dtype(rewards[t]) + dtype(0.99) * running
+            out[t] = running
+        return out
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):  # a GAE-like recursion over a 100-step rollout, in float32 and float64
+        rewards = rng.normal(size=100)
+        want = discounted(rewards, np.float64)
+        assert_close(discounted(rewards, np.float32), want, name="float32 returns")

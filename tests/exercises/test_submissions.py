@@ -213,3 +213,47 @@ def test_each_htmx_submit_gets_a_fresh_client_id_for_the_next(client, alice, add
     again = client.post(URL, {"code": GOOD, "mode": "run", "client_id": first_id},
                         HTTP_HX_REQUEST="true")  # fmt: skip
     assert again.status_code == 200 and Submission.objects.count() == 1  # a double click
+
+
+@needs_bwrap
+def test_one_learners_queued_runs_never_hold_up_another(api_client, alice, bob, adder, small_deck):
+    """A learner who queues an endless sleep on every exercise gets one run in flight; the
+    others are refused with the reason, and a second learner's run is next in line."""
+    others = [
+        services.exercise_save(deck=small_deck, doc=adder_doc(slug=f"add-{i}"), accept=True)[0]
+        for i in range(2)
+    ]
+    sleeper = "import time\n\ndef add(a, b):\n    time.sleep(600)\n"
+    api_client.force_authenticate(alice)
+    slugs = ["add-two", *(r.exercise.slug for r in others)]
+    answers = [
+        api_client.post(f"/api/exercises/{slug}/submissions/", {"code": sleeper}, format="json")
+        for slug in slugs
+    ]
+    assert [a.status_code for a in answers] == [202, 409, 409]
+    refusal = answers[1].json()
+    assert refusal["submission"] == answers[0].json()["id"]
+    assert "“Add two numbers” has no result yet" in refusal["error"]
+    assert "one run at a time" in refusal["error"]
+    api_client.force_authenticate(bob)
+    assert api_client.post(API, {"code": GOOD}, format="json").status_code == 202
+    queue = list(Submission.objects.filter(status="queued").order_by("created_at", "id"))
+    assert [s.user for s in queue] == [alice, bob]  # bob waits for one run of alice's at most
+    for queued in queue:  # the worker takes them in order
+        worker.submission_run(submission_id=queued.pk)
+    done = {s.user: s for s in Submission.objects.all()}
+    assert done[bob].status == "passed"
+    assert done[alice].status == "failed" and "wall-clock" in done[alice].problem
+    api_client.force_authenticate(alice)  # her result is in: the next run is taken
+    next_one = api_client.post("/api/exercises/add-0/submissions/", {"code": GOOD}, format="json")
+    assert next_one.status_code == 202
+
+
+def test_the_page_of_another_exercise_names_the_run_in_flight(client, alice, adder, small_deck):
+    other = services.exercise_save(deck=small_deck, doc=adder_doc(slug="add-0"), accept=True)[0]
+    client.force_login(alice)
+    client.post(URL, {"code": GOOD, "mode": "submit"})
+    response = client.post(f"/exercises/{other.exercise.slug}/", {"code": GOOD, "mode": "run"})
+    page = response.content.decode()
+    assert response.status_code == 409 and "“Add two numbers” has no result yet" in page
+    assert Submission.objects.count() == 1

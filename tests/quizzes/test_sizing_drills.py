@@ -38,6 +38,37 @@ def _runners(g):
     return math.ceil(g["learner_sps"] / samples_per_s - 1e-9)
 
 
+# Hardware figures the drills state: an H100 SXM's dense BF16 peak is about 989 TFLOPS, and PCIe
+# Gen5 x16 carries about 63 GB/s in one direction.
+def _h100_samples(g):
+    flops_per_new_sample = 3 * g["gflop_fwd"] * 1e9 * g["epochs"]  # backward = 2 x forward
+    return 989e12 * g["mfu"] / 100 / flops_per_new_sample
+
+
+def _cpu_nodes(g):
+    cpu_seconds_per_s = g["gpus"] * g["ksps"] * 1e3 * g["env_us"] * 1e-6
+    cores = cpu_seconds_per_s * (1 + g["overhead"] / 100)
+    return math.ceil(cores / (g["cores"] - 2) - 1e-6)
+
+
+def _link_share(g):
+    sample_bytes = g["stack"] * g["side"] ** 2 + g["extra"]
+    bits_per_s = g["gpus"] * g["ksps"] * 1e3 * sample_bytes * 8
+    return 100 * bits_per_s / (g["nic"] * 1e9)
+
+
+def _run_cost(g):
+    learners = 8 * g["gpu_nodes"] * g["learner_ksps"] * 1e3
+    samplers = g["cpu_nodes"] * g["node_ksps"] * 1e3
+    hours = g["steps_b"] * 1e9 / min(learners, samplers) / 3600
+    return hours * (g["gpu_nodes"] * g["gpu_price"] + g["cpu_nodes"] * g["cpu_price"])
+
+
+def _copy_share(g):
+    copy_ms = g["batch"] * g["kb"] * 1e3 / (63e9 * g["eff"] / 100) * 1e3
+    return 100 * copy_ms / (copy_ms + g["step_ms"])
+
+
 REFERENCE = {
     "env-runners-to-feed-learner": _runners,
     "replay-buffer-memory": lambda g: (
@@ -91,6 +122,11 @@ REFERENCE = {
     "pbt-exploiting-trials": lambda g: min(
         next(k for k in range(0, 100) if 100 * k >= g["n"] * g["q_pct"]), g["n"] // 2
     ),
+    "h100-learner-samples-per-second": _h100_samples,
+    "cpu-nodes-to-feed-h100s": _cpu_nodes,
+    "observation-bandwidth-share": _link_share,
+    "rl-run-cost": _run_cost,
+    "h2d-copy-share-of-step": _copy_share,
 }
 
 

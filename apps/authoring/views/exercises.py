@@ -45,6 +45,8 @@ def _editor(request, deck, exercise=None):
         raw = form.document()
         if exercise is not None:
             raw["slug"] = exercise.slug  # the slug is the exercise's identity
+        if revisions:
+            raw.setdefault("runtime", revisions[0].runtime)  # the form does not edit it
         cards, sections = exercise_services.exercise_names(deck)
         try:
             doc = exercise_parse("editor", "exercise", raw, card_names=cards, sections=sections)
