@@ -4,12 +4,15 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 export DEBUG ?= true
-# The web server's port: honcho hands PORT to the first Procfile process (web), so passing it with
-# -p makes the URL printed below the one served (honcho's own default is 5000).
+# The web server's port, handed to the Procfile's processes as PORT, so the URL printed below is
+# the one served.
 PORT ?= 8000
 # Which Procfile processes `make run` starts; empty means all of them (web, worker, demos,
 # exercises).
 RUN_PROCESSES ?=
+# Seconds each process has to stop after Ctrl-C (a worker finishes its running task) before it
+# is killed.
+RUN_STOP_GRACE_S ?= 30
 # `make test` runs the suite on this many pytest-xdist workers, then the tests marked serial
 # (tests/conftest.py) on their own; exit status 5 is "no test selected" in either half.
 TEST_WORKERS ?= 2
@@ -17,7 +20,7 @@ TEST_WORKERS ?= 2
 .PHONY: run test install migrate seed lint clean bench-study bench-demos bench-teams bench-load \
 	bench-imports bench-sync bench-big-deck bench-anki bench-stats-page ray-cluster ray-cluster-stop \
 	ray-cluster-status editor \
-	bench-exercises bench-browser sandbox icons bench-paint device-js
+	bench-exercises bench-broker bench-browser sandbox icons bench-paint device-js
 
 # The rllib and bench extras too (ray[rllib]; py-fsrs and its optimizer with pandas and tqdm for
 # bench/fsrs_compare.py and bench/plan_sim.py; torch==2.13.0 pinned: pip takes its CPU wheel
@@ -48,11 +51,14 @@ migrate: install
 seed: migrate
 	$(PY) manage.py seed
 
-## run: the app on SQLite, the filesystem broker and a local Ray; Ctrl-C stops everything.
+## run: the app on SQLite, the embedded broker (a SQLite file) and a local Ray; Ctrl-C stops
+## everything. deploy/supervise.py starts again a process that dies (the others go on) and stops
+## each cleanly on Ctrl-C.
 run: seed
 	$(PY) manage.py create_dev_users
-	@echo "RayDeck on http://127.0.0.1:$(PORT)/  (Ctrl-C stops web, worker and Ray)"
-	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile -p $(PORT) $(RUN_PROCESSES)
+	@echo "RayDeck on http://127.0.0.1:$(PORT)/  (Ctrl-C stops web, workers and Ray)"
+	PATH="$(abspath $(VENV))/bin:$$PATH" exec $(PY) deploy/supervise.py -f Procfile -p $(PORT) \
+	  --grace $(RUN_STOP_GRACE_S) $(RUN_PROCESSES)
 
 ## test: lint, types, Django's checks, migrations in sync, then the whole suite (in two halves).
 # mypy over pyproject.toml's files (apps, config): strict on the pure cores, check_untyped_defs on
@@ -104,6 +110,11 @@ bench-imports: install
 
 bench-exercises: install
 	$(PY) bench/exercises_bench.py
+
+# 1,000 exercise submissions on make run's stack, on the embedded SQLite broker and on kombu's
+# filesystem transport side by side (bench/README-broker.md).
+bench-broker: install
+	$(PY) bench/broker_bench.py
 
 bench-big-deck: install
 	$(PY) bench/big_deck.py

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 import socket
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 from django.conf import settings
@@ -88,6 +90,14 @@ def check_database() -> str:
 
 def check_broker() -> str:
     url = settings.CELERY_BROKER_URL
+    if url.startswith("sqlite:"):
+        # Embedded broker (config/broker.py): reachable when its file opens for writing.
+        path = Path(url.removeprefix("sqlite:///"))
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"broker folder {path.parent} does not exist")
+        with closing(sqlite3.connect(path, timeout=BROKER_TIMEOUT_S)) as db:
+            db.execute("SELECT 1").fetchone()
+        return "ok"
     if url.startswith("filesystem://"):
         # Embedded broker: reachable when its folder is there for the worker to read.
         folder = Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]))

@@ -361,10 +361,19 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Celery: the embedded default is kombu's filesystem transport, so a fresh clone needs no server.
+# Celery. The embedded default, so a fresh clone needs no broker server, is a SQLite file under
+# CELERY_DATA_DIR served by kombu's SQLAlchemy transport (config/broker.py). kombu's filesystem
+# transport (filesystem://) still works where it is asked for; it can lose a message and stop
+# the worker (docs/configuration.md).
 CELERY_DATA_DIR = Path(os.environ.get("CELERY_DATA_DIR", BASE_DIR / "var" / "celery"))
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL.startswith("filesystem://"):
+CELERY_BROKER_URL = os.environ.get(
+    "CELERY_BROKER_URL", f"sqlite:///{CELERY_DATA_DIR / 'broker.sqlite3'}"
+)
+if CELERY_BROKER_URL.startswith("sqlite:"):
+    CELERY_DATA_DIR.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"polling_interval": 0.1}
+elif CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("in", "processed", "control"):
         (CELERY_DATA_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -431,6 +440,10 @@ OWN_BYTES_MAX = envint("OWN_BYTES_MAX", 100 * 2**20)
 # frames of an animation together), checked from its header before it is decoded.
 MEDIA_MAX_BYTES = envint("MEDIA_MAX_BYTES", 2 * 2**20)
 MEDIA_MAX_PIXELS = envint("MEDIA_MAX_PIXELS", 16_000_000)
+# Fields one form post may carry. The card browser's bulk forms post up to 1,000 card ids beside
+# their own fields; at Django's default of 1,000 a post of 998 ids was refused unread. With room
+# past that, the form reads a post that names too many and refuses it with its own sentence.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000
 
 RAYDECK_DEFAULT_NEW_CARDS_PER_DAY = envint("RAYDECK_NEW_CARDS_PER_DAY", 20)
 RAYDECK_DEFAULT_REVIEWS_PER_DAY = envint("RAYDECK_REVIEWS_PER_DAY", 200)

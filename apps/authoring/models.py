@@ -244,3 +244,23 @@ class EditSuggestion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} suggests an edit of {self.card_id} ({self.status})"
+
+
+class ClientWrite(models.Model):
+    """A create sent through the API with a client_id (a learner's own deck or card): what it
+    made, so the same request sent again, a retry after an answer that never arrived, returns
+    it instead of making another."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    client_id = models.UUIDField()
+    deck = models.ForeignKey("decks.Deck", on_delete=models.CASCADE, null=True, related_name="+")
+    card = models.ForeignKey("decks.Card", on_delete=models.CASCADE, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "client_id"], name="client_write_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.client_id} of user {self.user_id}"

@@ -36,6 +36,15 @@ EVIDENCE_KEYS = {"tool", "output", "source"}
 EVIDENCE_OUTPUT_MAX = 12000  # characters of tool output: a screenful or two, not a log file
 
 
+class DrillRefused(ContentError):
+    """A sizing drill's numbers or formula refused: `field` is the drill's key at fault (given,
+    derived, formula, tolerance, prompt, solution), as the API names it."""
+
+    def __init__(self, source: str, entry: str, problem: str, *, field: str):
+        super().__init__(source, entry, problem)
+        self.field = field
+
+
 @dataclass
 class QuestionDoc:
     slug: str
@@ -120,7 +129,8 @@ def _sizing_parse(r: DocReader, doc: "QuestionDoc") -> None:
             tolerance=fields["tolerance"], unit=unit, prompt=doc.prompt, solution=solution,
         )  # fmt: skip
     except drills.DrillError as exc:
-        r.fail(str(exc))
+        key = exc.field.split("[", 1)[0].split(".", 1)[0]
+        raise DrillRefused(r.source, r.entry, str(exc), field=key) from None
     doc.sizing = {
         "given": fields["given"],
         "derived": fields["derived"] or [],

@@ -122,6 +122,11 @@ def range_parse(raw: Any, where: str, taken: set[str]) -> Range:
     step = _decimal(raw.get("step", 1), f"{where}.step")
     if step <= 0:
         raise DrillError(f"{where}.step", f"must be above 0, got {raw.get('step')}")
+    # Counted before the remainder: Decimal's remainder refuses a quotient past its precision
+    # (28 digits), which a range of 1e300 by 1 or of 1 by 1e-28 asks for.
+    if (high - low) / step >= MAX_VALUES:
+        raise DrillError(f"{where}.step", f"the range of {name!r} holds more than {MAX_VALUES:,}"
+                                          " values: take a larger step")  # fmt: skip
     if (high - low) % step != 0:
         raise DrillError(f"{where}.step", f"max {raw['max']} is not min {raw['min']} plus a whole"
                                           f" number of steps of {raw.get('step', 1)}")  # fmt: skip
@@ -286,7 +291,7 @@ def _safe_interval(node: ast.expr, env: Mapping[str, Interval], where: str, rang
         ) from None
     except OverflowError:
         raise DrillError(where, "overflows over the ranges") from None
-    if not (math.isfinite(lo) and math.isfinite(hi)) or max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
-        raise DrillError(where, f"reaches {number_text(max(abs(lo), abs(hi)))} over the ranges:"
-                                " check the units")  # fmt: skip
+    reach = max(abs(lo), abs(hi))
+    if not math.isfinite(reach) or reach > MAX_MAGNITUDE:
+        raise DrillError(where, f"reaches {reach:.3g} over the ranges: check the units")
     return lo, hi

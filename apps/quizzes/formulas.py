@@ -191,6 +191,8 @@ def evaluate(node: ast.expr, env: Mapping[str, float]) -> float:
 
 def _mul(a: Interval, b: Interval) -> Interval:
     products = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+    if any(math.isnan(p) for p in products):  # inf * 0: an end overflowed
+        raise OverflowError("a product overflows: its bounds are lost")
     return min(products), max(products)
 
 
@@ -203,7 +205,14 @@ def _reciprocal(node: ast.expr, iv: Interval) -> Interval:
 def interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
     """An interval holding every value of `node` when each name takes any value of its
     interval in `env`; UnsafeFormula where a sub-expression can divide by zero or leave a
-    function's domain."""
+    function's domain, OverflowError where a bound overflows (inf - inf, inf * 0 have none)."""
+    lo, hi = _interval(node, env)
+    if math.isnan(lo) or math.isnan(hi):
+        raise OverflowError(f"{ast.unparse(node)!r} overflows: its bounds are lost")
+    return lo, hi
+
+
+def _interval(node: ast.expr, env: Mapping[str, Interval]) -> Interval:
     if isinstance(node, ast.Constant):
         assert _is_number(node.value)  # formula_parse checked it
         return float(node.value), float(node.value)

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import TooManyFieldsSent
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
@@ -15,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from apps.accounts.models import profile_for
 from apps.browse import selectors as browse_selectors
+from apps.browse.services import BULK_MAX
 from apps.charts.bars import bar_chart
 from apps.charts.geometry import year_heatmap
 from apps.decks import selectors as deck_selectors
@@ -205,6 +207,11 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """400 for a request Django itself refused (too large a form, a host not allowed). Like the
     500 page, rendered without context processors or static tags: the request is suspect."""
     message = getattr(exception, "sentence", None)
+    if isinstance(exception, TooManyFieldsSent):
+        message = (
+            f"The form sent more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields, more "
+            f"than any form here takes: a bulk action takes at most {BULK_MAX:,} cards."
+        )
     if request.path.startswith("/api/"):
         message = message or "The request could not be read: it may be too large or malformed."
         return JsonResponse({"detail": message, "error": message}, status=400)

@@ -1066,6 +1066,71 @@ MATRIX: dict[str, list[Probe]] = {
         ),
     ],
     # A job is its uploader's alone: other authors (staff included) get 404.
+    # API: a learner's own decks (/api/my/): each on their own only, another's is 404
+    "api-my-decks": [
+        A("get", r("api-my-decks"), A_SELF, secrets=_own),
+        A("post", r("api-my-decks"), A_SELF, lambda w: {"title": "Another"}),
+    ],
+    "api-my-deck": [
+        A("get", r("api-my-deck", "own.slug"), A_OWN, secrets=_own),
+        A("patch", r("api-my-deck", "own.slug"), A_OWN, lambda w: {"title": "Renamed"}),
+        A("delete", q(r("api-my-deck", "own.slug"), lambda w: f"confirm={w.own.slug}"), A_OWN),
+    ],
+    "api-my-cards": [
+        A("get", r("api-my-cards", "own.slug"), A_OWN, secrets=_own),
+        A(
+            "post",
+            r("api-my-cards", "own.slug"),
+            A_OWN,
+            lambda w: {"front": "What is a pulsar?", "back": "A spinning star."},
+        ),
+    ],
+    "api-my-card": [
+        A("get", r("api-my-card", "own_card.pk"), A_OWN, secrets=_own),
+        A("patch", r("api-my-card", "own_card.pk"), A_OWN, lambda w: {"back": "Edited gas."}),
+        A("delete", r("api-my-card", "own_card.pk"), A_OWN),
+    ],
+    "api-my-card-revisions": [
+        A("get", r("api-my-card-revisions", "own_card.pk"), A_OWN, secrets=_own)
+    ],
+    "api-my-restore": [A("post", r("api-my-restore", "own_revision.pk"), A_OWN, lambda w: {})],
+    "api-my-media": [A("post", r("api-my-media", "own.slug"), A_OWN, _image, fmt="multipart")],
+    "api-my-import": [A("post", r("api-my-import", "own.slug"), A_OWN, _upload, fmt="multipart")],
+    "api-my-export": [
+        A("get", r("api-my-export", "own.slug", fmt), A_OWN, secrets=_own)
+        for fmt in ("csv", "apkg")
+    ],
+    "api-my-import-job": [A("get", r("api-my-import-job", "import_job.pk"), A_OWN)],
+    "api-my-usage": [A("get", r("api-my-usage"), A_SELF)],
+    # the browser's bulk actions: anyone may ask; only the caller's schedule and own cards change
+    "api-cards-bulk": [
+        A(
+            "post",
+            r("api-cards-bulk"),
+            A_SELF,
+            lambda w: {"action": "suspend", "cards": [w.card.pk, w.own_card.pk, w.draft_card.pk]},
+        ),
+        A(
+            "post",
+            r("api-cards-bulk"),
+            A_SELF,
+            lambda w: {"action": "forget", "cards": [w.card.pk, w.own_card.pk]},
+        ),
+        A(
+            "post",
+            r("api-cards-bulk"),
+            A_SELF,
+            lambda w: {"action": "tag", "cards": [w.own_card.pk, w.card.pk], "tag": "t"},
+        ),
+        # into alice's deck: anyone else is told to choose a deck of their own, as for a deck
+        # that does not exist
+        A(
+            "post",
+            r("api-cards-bulk"),
+            E(OK, 400, 400, 400, DENY),
+            lambda w: {"action": "move", "cards": [w.own_card.pk], "deck": w.own.slug},
+        ),
+    ],  # fmt: skip
     "api-author-import-job": [
         A("get", r("api-author-import-job", "import_job.pk"), E(OK, 403, 403, 404, DENY))
     ],

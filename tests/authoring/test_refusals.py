@@ -3,6 +3,7 @@ form and in the API's body; a person not allowed gets the 403 page with the sent
 read and for a post; a worker's import job refused by a service fails with that sentence."""
 
 import pytest
+import yaml
 from django.urls import reverse
 
 from apps.authoring import services
@@ -87,3 +88,40 @@ def test_an_import_job_past_the_quota_fails_with_the_quota_sentence(alice, setti
     job.refresh_from_db()
     assert job.error.startswith("Nothing was imported. Your own decks may hold 2 cards")
     assert own.cards.count() == 0
+
+
+HUGE_RANGE = [{"name": "x", "min": 0, "max": 1e300, "step": 1}]
+TINY_STEP = [{"name": "x", "min": 0, "max": 1, "step": 1e-28}]
+OVERFLOWING = [{"name": "x", "min": 1e200, "max": 2e200, "step": 1e200}]
+
+
+@pytest.mark.parametrize(
+    ("given", "formula", "field", "words"),
+    [
+        (HUGE_RANGE, "x + 1", "given", "given[0].step: the range of 'x' holds more than"),
+        (TINY_STEP, "x + 1", "given", "given[0].step: the range of 'x' holds more than"),
+        (OVERFLOWING, "ceil(x * x - x * x) + 1", "formula", "formula: overflows"),
+        (OVERFLOWING, "(x * x - x * x) // 1 + 1", "formula", "formula: overflows"),
+    ],
+)
+def test_a_drill_whose_numbers_overflow_is_a_400_naming_the_field(
+    api_client, client, dave, quiz, given, formula, field, words
+):
+    """Ranges past Decimal's precision and formulas whose bounds overflow (inf - inf) are
+    refused by name, in the API and on the question page, and nothing is saved."""
+    api_client.force_authenticate(dave)
+    body = {"slug": "feed", "kind": "numeric", "prompt": "Feed {x}.", "explanation": "Sized.",
+            "cards": ["ray-task"], "given": given, "formula": formula, "tolerance": 0.05,
+            "solution": "{answer}"}  # fmt: skip
+    response = api_client.post(f"/api/author/quizzes/{quiz.slug}/questions/", body, format="json")
+    assert response.status_code == 400, response.content
+    assert words in response.json()[field][0]
+    client.force_login(dave)
+    options = yaml.safe_dump({"given": given, "formula": formula, "tolerance": 0.05,
+                              "solution": "{answer}"})  # fmt: skip
+    form = {"slug": "feed", "kind": "numeric", "prompt": "Feed {x}.", "explanation": "Sized.",
+            "points": "1", "options": options, "cards": ["ray-task"]}  # fmt: skip
+    page = client.post(reverse("authoring:question-new", args=[quiz.slug]), form)
+    assert page.status_code == 400
+    assert words.replace("'", "&#x27;") in page.content.decode()
+    assert not quiz.questions.filter(slug="feed").exists()

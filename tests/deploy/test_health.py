@@ -73,6 +73,13 @@ def test_readyz_fails_when_the_filesystem_brokers_folder_is_gone(client, db, set
     assert "missing" in body["errors"]["broker"]
 
 
+def test_readyz_fails_when_the_embedded_brokers_folder_is_gone(client, db, settings, tmp_path):
+    settings.CELERY_BROKER_URL = f"sqlite:///{tmp_path / 'missing' / 'broker.sqlite3'}"
+    body = client.get("/readyz").json()
+    assert body["checks"]["broker"] == "fail"
+    assert "missing" in body["errors"]["broker"]
+
+
 def test_readyz_is_503_naming_ray_when_its_head_does_not_answer(client, db, settings):
     settings.RAY_ADDRESS = f"ray://127.0.0.1:{closed_port()}"
     response = client.get("/readyz")

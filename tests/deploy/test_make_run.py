@@ -1,16 +1,20 @@
-"""`make run` as a newcomer types it: the URL it prints is the one the web server answers on.
+"""`make run` as a newcomer types it: the URL it prints is the one the web server answers on; a
+worker that dies is started again while the web server goes on answering; and Ctrl-C stops
+every process cleanly, each worker with its warm shutdown, no process killed under it.
 
-The test starts `make run` (migrate, seed, dev users, then honcho with the Procfile) on a free port
-and a scratch SQLite, reads the printed URL, fetches it, and stops the whole process group it
-started. Only the Procfile's web process runs (RUN_PROCESSES=web): the workers would start a local
-Ray, which has nothing to do with which port the page is served on."""
+The test starts `make run` (migrate, seed, dev users, then deploy/supervise.py with the
+Procfile) on a free port and a scratch SQLite, reads the printed URL, fetches it, kills the
+exercises worker's main process with SIGKILL, and sends SIGINT to the whole process group, as
+the terminal's Ctrl-C does. Only web and the exercises worker run (RUN_PROCESSES): the demos
+worker would start a local Ray, which has nothing to do with any of this."""
 
 import os
+import queue
 import re
-import selectors
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -18,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PRINTED = re.compile(r"RayDeck on (http://\S+/)")
+STARTED = re.compile(r"exercises started \(pid=(\d+)\)")
+READY = re.compile(r"(exercises@\S+ ready)")
 
 
 def free_port() -> int:
@@ -26,18 +32,47 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def read_until(proc: subprocess.Popen, pattern: re.Pattern, budget: float) -> tuple[str, str]:
-    """Lines of the process's output until one matches `pattern`; (match, everything read)."""
-    seen, deadline = [], time.monotonic() + budget
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        while time.monotonic() < deadline and proc.poll() is None:
-            if sel.select(timeout=1):
-                line = proc.stdout.readline()
-                seen.append(line)
-                if found := pattern.search(line):
-                    return found.group(1), "".join(seen)
-    raise AssertionError("make run never printed its URL:\n" + "".join(seen))
+class Output:
+    """The process's output lines, read by a thread of their own (a selector on a buffered
+    stream can miss lines already read into its buffer)."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, args=(proc,), daemon=True).start()
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        for line in proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def until(self, pattern: re.Pattern, budget: float) -> str:
+        """Lines until one matches `pattern`; its first group."""
+        deadline = time.monotonic() + budget
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.seen.append(line)
+            if found := pattern.search(line):
+                return found.group(1)
+        raise AssertionError(f"make run never printed {pattern.pattern}:\n" + "".join(self.seen))
+
+    def rest(self, budget: float) -> str:
+        """Everything printed from here until the output ends."""
+        rest, deadline = [], time.monotonic() + budget
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            rest.append(line)
+        return "".join(rest)
 
 
 def fetch(url: str, budget: float) -> tuple[int, str]:
@@ -63,23 +98,37 @@ def test_make_run_serves_the_url_it_prints(tmp_path):
     }
     env.pop("PORT", None)
     proc = subprocess.Popen(
-        ["make", "--no-print-directory", "run", f"PORT={port}", "RUN_PROCESSES=web"],
+        ["make", "--no-print-directory", "run", f"PORT={port}", "RUN_PROCESSES=web exercises"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )  # fmt: skip
     try:
-        url, _ = read_until(proc, PRINTED, budget=180)
+        output = Output(proc)
+        url = output.until(PRINTED, budget=180)
         assert url == f"http://127.0.0.1:{port}/"
         status, body = fetch(url, budget=60)
         assert status == 200
         assert "RayDeck" in body
+        worker = output.until(STARTED, budget=30)
+        output.until(READY, budget=90)
+        os.kill(int(worker), signal.SIGKILL)
+        output.until(re.compile(r"(exercises exited \(rc=-9\); starting it again)"), 30)
+        assert fetch(url, budget=5)[0] == 200, "the web server went down with the worker"
+        output.until(READY, budget=90)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+        stopping = output.rest(budget=60)
+        # make itself ends by the SIGINT it was sent, as a Ctrl-C'd command does.
+        assert proc.wait(timeout=10) in (0, -signal.SIGINT), stopping
+        assert "web stopped (rc=0)" in stopping and "exercises stopped (rc=0)" in stopping
+        assert "Warm shutdown" in stopping
+        assert "ERROR" not in stopping and "SIGKILL" not in stopping, stopping
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        proc.stdout.close()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     with socket.socket() as sock:
         assert sock.connect_ex(("127.0.0.1", port)) != 0, "the web server outlived make run"

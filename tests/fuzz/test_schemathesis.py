@@ -57,6 +57,9 @@ def _real_path_values(path: str, w: World) -> dict[str, list]:
         "/api/exercise-submissions/": [w.submission.pk],
         "/api/author/exercise-revisions/": [w.draft_exercise.current.pk],
         "/api/cards/": [w.card.pk, w.draft_card.pk],
+        "/api/my/cards/": [w.own_card.pk],
+        "/api/my/revisions/": [w.own_revision.pk],
+        "/api/my/imports/": [w.import_job.pk],
     }
     slugs = {
         "/api/decks/": ["ray-basics", "alice-draft"],
@@ -66,6 +69,7 @@ def _real_path_values(path: str, w: World) -> dict[str, list]:
         "/api/author/quizzes/": ["draft-check", "core-check"],
         "/api/exercises/": ["core-add", "draft-add"],
         "/api/author/exercises/": ["draft-add", "core-add"],
+        "/api/my/decks/": [w.own.slug],
     }
     real = {
         "run_id": [w.run.pk],
@@ -141,6 +145,15 @@ SEMANTIC_REFUSALS = {
     "POST /api/author/decks/{slug}/exercises/": {400},
     "PUT /api/author/exercises/{slug}/": {400},
     "POST /api/author/decks/{slug}/exercises/import/": {400},
+    # A learner's own cards: the same rules as the author's (a section of the deck, a free slug);
+    # an image's and an import file's content is checked whole.
+    "POST /api/my/decks/{slug}/cards/": {400},
+    "PUT /api/my/cards/{id}/": {400},
+    "PATCH /api/my/cards/{id}/": {400},
+    "POST /api/my/decks/{slug}/import/": {400},
+    "POST /api/my/decks/{slug}/media/": {400},
+    # A move needs a deck of the caller's own, a tag a tag's name.
+    "POST /api/cards/bulk/": {400},
     # A username and password must match an account (generated ones do not).
     "POST /api/auth/token/": {400},
 }

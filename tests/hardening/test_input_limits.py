@@ -178,3 +178,44 @@ def test_a_uuid_string_still_works(alice, small_deck):
     card = Card.objects.filter(deck=small_deck).first()
     body = {"card": card.pk, "grade": 4, "client_id": str(uuid.uuid4())}
     assert client_for(alice).post("/api/reviews/", body, format="json").status_code == 201
+
+
+# Bulk actions past their limit: the form's own sentence, not "the request could not be read" ---
+
+
+def _ids(count: int) -> list[str]:
+    return [str(10**6 + i) for i in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("url", "fields"),
+    [
+        ("/study/browse/bulk/", {"action": "suspend"}),
+        ("/my/cards/bulk/", {"action": "tag", "tag": "later"}),
+    ],
+)
+@pytest.mark.parametrize("count", [998, 1001])
+def test_a_bulk_post_naming_too_many_cards_gets_the_forms_own_sentence(alice, url, fields, count):
+    """998 ids beside the form's own fields passed Django's default 1,000-field limit and were
+    refused unread; now the form reads them: up to 1,000 are done, more are refused by name."""
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    client.get("/study/browse/")
+    token = client.cookies["csrftoken"].value
+    body = {"cards": _ids(count), "next": "/study/browse/", "csrfmiddlewaretoken": token} | fields
+    response = client.post(url, body, follow=True)
+    assert response.status_code == 200
+    page = response.content.decode()
+    if count > 1000:
+        assert "choose at most 1000 cards at once" in page
+    else:
+        assert "Nothing was done" not in page and "could not be read" not in page
+
+
+def test_a_post_past_even_the_raised_field_limit_says_what_a_bulk_action_takes(client, alice):
+    client.force_login(alice)
+    response = client.post("/study/browse/bulk/", {"cards": _ids(5001), "action": "suspend"})
+    assert response.status_code == 400
+    assert "a bulk action takes at most 1,000 cards" in response.content.decode()

@@ -12,6 +12,7 @@ from apps.quizzes.drills import fill, sizing_drill
 from apps.quizzes.formulas import DrillError, evaluate, formula_parse, interval
 
 X = [{"name": "x", "min": 2, "max": 8}]
+BIG = [{"name": "x", "min": 1e200, "max": 2e200, "step": 1e200}]
 
 
 def refusal(**fields) -> DrillError:
@@ -41,6 +42,13 @@ def refusal(**fields) -> DrillError:
         ({"given": [{"name": "x", "min": 0.5, "max": 2}]}, "given[0].step", "step"),
         ({"given": [{"name": "X", "min": 2, "max": 8}]}, "given[0].name", "lowercase"),
         ({"given": X + X}, "given[1].name", "twice"),
+        # Past Decimal's 28 digits: counted before the remainder is asked for.
+        ({"given": [{"name": "x", "min": 0, "max": 1e300, "step": 1}]}, "given[0].step", "more"),
+        ({"given": [{"name": "x", "min": 0, "max": 1, "step": 1e-28}]}, "given[0].step", "more"),
+        # Bounds that overflow to inf - inf (or inf * 0) have none: never a NaN to round.
+        ({"given": BIG, "formula": "ceil(x * x - x * x) + 1"}, "formula", "overflows"),
+        ({"given": BIG, "formula": "(x * x - x * x) // 1 + 1"}, "formula", "overflows"),
+        ({"given": BIG, "formula": "x * x * 0 + 1"}, "formula", "overflows"),
         ({"derived": [{"name": "y", "formula": "1 / (x - 5)"}]}, "derived[0].formula", "can be 0"),
         ({"tolerance": 0.9}, "tolerance", "0.5"),
         ({"tolerance": 0, "formula": "x / 3"}, "tolerance", "exact"),
@@ -159,3 +167,21 @@ def test_a_numeric_answer_that_is_not_a_finite_number_scores_0(answer):
     assert scoring.fraction_right(spec, answer) == 0
     problems = scoring.answer_problems([spec], {"q": answer})
     assert (problems != []) == (answer is not None)
+
+
+NUMBERS = st.one_of(
+    st.integers(-(10**30), 10**30), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0, 1, 1e-28, 1e300, -1e300, 5e-324, 1.7976931348623157e308]),
+)  # fmt: skip
+
+
+@given(low=NUMBERS, high=NUMBERS, step=NUMBERS, text=FORMULAS)
+def test_any_author_numbers_make_a_drill_or_a_refusal_naming_the_field(low, high, step, text):
+    """Whatever numbers and formula an author sends, the drill is made or refused with
+    DrillError (a 400 naming the field): never another exception (a 500)."""
+    given = [{"name": "a", "min": low, "max": high, "step": step},
+             {"name": "b", "min": 1e200, "max": 3e200, "step": 1e200}]  # fmt: skip
+    try:
+        sizing_drill(given=given, formula=text, tolerance=0.05)
+    except DrillError as exc:
+        assert exc.field.split("[")[0].split(".")[0] in ("given", "formula", "tolerance")

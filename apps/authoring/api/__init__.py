@@ -1,7 +1,8 @@
 """The author API under /api/author/: decks, sections, cards, quizzes and questions, revisions,
 import and export. Session or token auth; staff, or an author of the deck in question (403
 otherwise). Writes go through apps.authoring.services, like the author pages; refusals reach
-config.api.exception_handler (400 for a field, 409 for a state that forbids it)."""
+config.api.exception_handler (400 for a field, 409 for a state that forbids it). A learner's own
+decks, under /api/my/, and the card browser's bulk actions are in apps.authoring.api.own."""
 
 from django.urls import path
 
@@ -29,9 +30,36 @@ from apps.authoring.api.imports import (
     ImportJobDetail,
     MarkdownPreview,
 )
+from apps.authoring.api.own import (
+    CardsBulk,
+    OwnCardDetail,
+    OwnCardList,
+    OwnCardRevisions,
+    OwnDeckDetail,
+    OwnDeckExport,
+    OwnDeckImport,
+    OwnDeckList,
+    OwnImportJob,
+    OwnMediaUpload,
+    OwnRevisionRestore,
+    OwnUsage,
+)
 from apps.authoring.api.quizzes import QuestionDetail, QuestionList, QuizDetail, QuizList
 
 urlpatterns = [
+    # A learner's own decks (apps.authoring.api.own): any signed-in user, on their own only.
+    path("my/decks/", OwnDeckList.as_view(), name="api-my-decks"),
+    path("my/decks/<slug:slug>/", OwnDeckDetail.as_view(), name="api-my-deck"),
+    path("my/decks/<slug:slug>/cards/", OwnCardList.as_view(), name="api-my-cards"),
+    path("my/decks/<slug:slug>/media/", OwnMediaUpload.as_view(), name="api-my-media"),
+    path("my/decks/<slug:slug>/import/", OwnDeckImport.as_view(), name="api-my-import"),
+    path("my/decks/<slug:slug>/export/<str:fmt>/", OwnDeckExport.as_view(), name="api-my-export"),
+    path("my/cards/<int:pk>/", OwnCardDetail.as_view(), name="api-my-card"),
+    path("my/cards/<int:pk>/revisions/", OwnCardRevisions.as_view(), name="api-my-card-revisions"),
+    path("my/revisions/<int:pk>/restore/", OwnRevisionRestore.as_view(), name="api-my-restore"),
+    path("my/imports/<int:pk>/", OwnImportJob.as_view(), name="api-my-import-job"),
+    path("my/usage/", OwnUsage.as_view(), name="api-my-usage"),
+    path("cards/bulk/", CardsBulk.as_view(), name="api-cards-bulk"),
     path("author/decks/", DeckList.as_view(), name="api-author-decks"),
     path("author/decks/<slug:slug>/", DeckDetail.as_view(), name="api-author-deck"),
     path("author/decks/<slug:slug>/sections/", SectionList.as_view(), name="api-author-sections"),

@@ -12,6 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from apps.authoring.forms.base import AuthorForm, Text, Texts, Ticked
+from apps.authoring.services.own import BULK_MAX
 from apps.quizzes.models import Question
 
 
@@ -266,6 +267,8 @@ class OwnBulkForm(AuthorForm):
         picked = self.cleaned_data["cards"]
         if not picked:
             raise ValidationError("choose at least one card")
+        if len(picked) > BULK_MAX:
+            raise ValidationError(f"choose at most {BULK_MAX} cards at once")
         if not all(pk.isdigit() and len(pk) < 12 for pk in picked):
             raise ValidationError("not a card id")
         return [int(pk) for pk in picked]

@@ -43,6 +43,7 @@ from apps.authoring.services.media import MediaRefused, cards_rerender, media_up
 from apps.authoring.services.own import (
     QuotaExceeded,
     card_retire,
+    client_write_once,
     own_card_slug,
     own_cards_move,
     own_cards_tag,
@@ -79,7 +80,8 @@ __all__ = [
     "note_siblings", "question_data", "question_delete", "question_move", "question_save",
     "quiz_delete", "quiz_save", "revision_restore", "section_create", "section_delete",
     "section_move", "section_update",
-    "MediaRefused", "QuotaExceeded", "SuggestionClosed", "card_retire", "cards_rerender",
+    "MediaRefused", "QuotaExceeded", "SuggestionClosed", "card_retire", "client_write_once",
+    "cards_rerender",
     "media_upload", "news_key", "own_card_slug", "own_cards_move", "own_cards_tag",
     "own_deck_create", "quota_check", "quota_enforce", "suggestion_accept", "suggestion_file",
     "suggestion_reject", "suggestions_tell",

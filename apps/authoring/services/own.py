@@ -9,12 +9,13 @@ private deck, and nobody else (staff included)."""
 import secrets
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.template.defaultfilters import filesizeformat
 from django.utils.text import slugify
 
 from apps.authoring.formats.rows import slug_from_text
+from apps.authoring.models import ClientWrite
 from apps.authoring.selectors import learners_with_progress, own_usage
 from apps.authoring.services.cards import note_siblings
 from apps.authoring.services.fields import (
@@ -88,6 +89,33 @@ def own_deck_create(*, user, title: str, description: str = "") -> Deck:
     )  # fmt: skip
     Section.objects.create(deck=deck, slug=DEFAULT_SECTION[0], title=DEFAULT_SECTION[1])
     return deck
+
+
+def client_write_once(*, user, client_id, kind: str, make):
+    """`make()`'s row (a "deck" or a "card"), made once per client_id: (row, made). The same
+    client_id again returns the row it made first, made=False, however the two requests
+    overlap; without a client_id, `make()` runs each time. A client_id the user already gave
+    another kind of write is refused (409)."""
+    if client_id is None:
+        return make(), True
+
+    def earlier():
+        row = ClientWrite.objects.filter(user=user, client_id=client_id).first()
+        if row is not None and getattr(row, f"{kind}_id") is None:
+            raise Conflict(f"client_id {client_id} was sent with another write", field="client_id")
+        return getattr(row, kind) if row is not None else None
+
+    if (made := earlier()) is not None:
+        return made, False
+    try:
+        with transaction.atomic():
+            made = make()
+            ClientWrite.objects.create(user=user, client_id=client_id, **{kind: made})
+    except IntegrityError:
+        if (first := earlier()) is None:
+            raise
+        return first, False  # the same request, sent twice at once: the other one made it
+    return made, True
 
 
 def own_card_slug(deck: Deck, front: str) -> str:

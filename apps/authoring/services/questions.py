@@ -16,7 +16,7 @@ from apps.authoring.services.revisions import (
 )
 from apps.decks.content import ContentError
 from apps.decks.selectors import card_names
-from apps.quizzes.content import question_apply, question_parse
+from apps.quizzes.content import DrillRefused, question_apply, question_parse
 from apps.quizzes.models import Question, Quiz
 from config.errors import ServiceError
 
@@ -25,6 +25,8 @@ def _question_doc(quiz: Quiz, data: dict[str, Any], index: int = 0):
     card_slugs = set(card_names(quiz.deck))
     try:
         return question_parse("question", f"quiz {quiz.slug!r}", index, data, card_slugs, quiz.kind)
+    except DrillRefused as exc:
+        raise ServiceError(exc.problem, field=exc.field) from None
     except ContentError as exc:
         raise ServiceError(exc.problem, field="question") from None
 
