@@ -506,10 +506,10 @@ def _first_word(text: str) -> str:
 def wording_tells(question: Mapping) -> list[str]:
     """What lets a reader pick a single-choice question's right option without the subject:
     "prompt words" (it shares two or more words with the prompt, more than any distractor),
-    "evidence names the cause" (it shares more of the evidence's own words than any
-    distractor), "odd shape" (the distractors share a first word or all lack a colon, and it
-    does not), "only one without absolutes" (two or more distractors say always/never/only...,
-    it says none of them)."""
+    "evidence names the cause" (it shares more of the evidence's own words, its output and the
+    source line shown with it, than any distractor), "odd shape" (the distractors share a first
+    word or all lack a colon, and it does not), "only one without absolutes" (two or more
+    distractors say always/never/only..., it says none of them)."""
     choices = list(question.get("choices") or [])
     right = [c for c in choices if c.get("correct")]
     wrong = [c for c in choices if not c.get("correct")]
@@ -523,7 +523,9 @@ def wording_tells(question: Mapping) -> list[str]:
     if shared >= 2 and shared > max(len(word_stems(t) & prompt) for t in texts):
         tells.append("prompt words")
     evidence = question.get("evidence") or {}
-    own = word_stems(str(evidence.get("output") or "")) - prompt
+    # The source line is shown beside the output, so it is evidence too.
+    shown = f"{evidence.get('output') or ''} {evidence.get('source') or ''}"
+    own = word_stems(shown) - prompt
     if own:
         shared = len(word_stems(answer) & own)
         if shared > max(len(word_stems(t) & own) for t in texts):

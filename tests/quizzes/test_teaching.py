@@ -401,3 +401,17 @@ def test_restates_means_the_options_words_and_the_subject_singled_out(words):
         assert not restates(option, prompt, distractors, f"{source} {distractors[0]}")
     # A source with none of the option's words never leaks it.
     assert not restates(option, prompt, distractors, f"{subject} {relation} {distractors[0]}")
+
+
+def test_a_source_line_shown_beside_the_evidence_can_name_the_cause_too():
+    question = single(
+        "Why does this task never start?",
+        "No node has a GPU for it",
+        "Its CPUs are busy",
+        "The store is full",
+        "A lost GCS entry",
+        evidence="Pending Demands: {'CPU': 1.0}: 1+ pending tasks",
+    )
+    assert wording_tells(question) == []
+    question["evidence"]["source"] = "Real run: a num_gpus=1 task on a node with no GPU"
+    assert wording_tells(question) == ["evidence names the cause"]
