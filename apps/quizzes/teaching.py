@@ -29,6 +29,9 @@ stop words out.
   more of the evidence's own words than any distractor (the evidence names its cause), differs
   in shape from distractors that share one (first word, a colon), or is the only option free of
   absolute words;
+- single and multi-choice questions another question gives away (`cross_leaks`, target 0): a
+  true/false statement or a match pair in the same quiz, or in the checkpoint or knowledge
+  check of the same section, that restates a right option (`restates`);
 - for quizzes: the score of each length strategy (the longest, second-longest, shortest or
   second-shortest option of single and multi-choice questions, as scored by
   apps.quizzes.scoring's rules), overall and in the worst knowledge check (positions are
@@ -59,6 +62,7 @@ DELETION_WORDS_MAX = 6
 DUPLICATE_SHARE = 0.35
 DUPLICATE_ANSWER_SHARE = 0.5
 WORDING_MAX = 0.15
+LEAK_SHARE = 0.6
 POSITION_STRATEGY_MAX = 0.30
 BLIND_MAX = 0.15
 
@@ -226,6 +230,10 @@ class TeachingFigures:
     absolute_true: tuple[int, int] = (0, 0)  # items with an absolute word, items
     absolute_false: tuple[int, int] = (0, 0)
     prompt_is_front: list[str] = field(default_factory=list)
+    # "quiz slug/question slug" -> the "quiz slug/question slug" whose statements or pairs
+    # restate one of its right options
+    cross_leaks: dict[str, list[str]] = field(default_factory=dict)
+    choice_questions: int = 0
     blind: dict[str, float] | None = None  # quiz slug -> the blind reader's share
 
     @property
@@ -266,6 +274,11 @@ class TeachingFigures:
             f" of {self.single_choice} ({pct(self.wording_share)}; target at most"
             f" {pct(WORDING_MAX)}: {ok(self.wording_share <= WORDING_MAX)})"
             + "".join(f"; {q} ({', '.join(t)})" for q, t in sorted(self.wording_tells.items())),
+            f"single/multi-choice questions whose right option another question's statement or"
+            f" match pair restates (same quiz, or the section's checkpoint and knowledge check):"
+            f" {len(self.cross_leaks)} of {self.choice_questions} (target 0:"
+            f" {ok(not self.cross_leaks)})"
+            + "".join(f"; {q} by {', '.join(by)}" for q, by in self.cross_leaks.items()),
             f"reverse notes: {len(self.reverse_notes)} (target: some, where a term and its"
             f" definition both deserve recall: {ok(bool(self.reverse_notes))})",
         ]
@@ -493,10 +506,10 @@ def _first_word(text: str) -> str:
 def wording_tells(question: Mapping) -> list[str]:
     """What lets a reader pick a single-choice question's right option without the subject:
     "prompt words" (it shares two or more words with the prompt, more than any distractor),
-    "evidence names the cause" (it shares more of the evidence's own words than any
-    distractor), "odd shape" (the distractors share a first word or all lack a colon, and it
-    does not), "only one without absolutes" (two or more distractors say always/never/only...,
-    it says none of them)."""
+    "evidence names the cause" (it shares more of the evidence's own words, its output and the
+    source line shown with it, than any distractor), "odd shape" (the distractors share a first
+    word or all lack a colon, and it does not), "only one without absolutes" (two or more
+    distractors say always/never/only..., it says none of them)."""
     choices = list(question.get("choices") or [])
     right = [c for c in choices if c.get("correct")]
     wrong = [c for c in choices if not c.get("correct")]
@@ -510,7 +523,9 @@ def wording_tells(question: Mapping) -> list[str]:
     if shared >= 2 and shared > max(len(word_stems(t) & prompt) for t in texts):
         tells.append("prompt words")
     evidence = question.get("evidence") or {}
-    own = word_stems(str(evidence.get("output") or "")) - prompt
+    # The source line is shown beside the output, so it is evidence too.
+    shown = f"{evidence.get('output') or ''} {evidence.get('source') or ''}"
+    own = word_stems(shown) - prompt
     if own:
         shared = len(word_stems(answer) & own)
         if shared > max(len(word_stems(t) & own) for t in texts):
@@ -522,6 +537,69 @@ def wording_tells(question: Mapping) -> list[str]:
     if not absolute_words(answer) and sum(bool(absolute_words(t)) for t in texts) >= 2:
         tells.append("only one without absolutes")
     return tells
+
+
+def restates(option: str, prompt: str, distractors: Sequence[str], source: str) -> bool:
+    """Whether `source`, a true/false statement or a match pair of another question, gives a
+    right option away: it holds at least LEAK_SHARE of the option's content stems that the
+    prompt does not already show, a larger share than it holds of any distractor's (so it
+    singles the option out), and it speaks of the question's subject: it shares a stem with
+    the prompt, and two of them unless it holds three or more of the option's."""
+    shown = word_stems(prompt)
+    answer = word_stems(option) - shown
+    if not answer:
+        return False
+    words = word_stems(source)
+    shared = len(answer & words)
+    share = shared / len(answer)
+    if share < LEAK_SHARE:
+        return False
+    for text in distractors:
+        stems = word_stems(text) - shown
+        if stems and len(stems & words) / len(stems) >= share:
+            return False
+    about = len(shown & words)
+    return about >= 2 or (about >= 1 and shared >= 3)
+
+
+def _stated(question: Mapping) -> list[str]:
+    """What a question shows as fact or as a claim to judge: its statements and its pairs."""
+    texts = [str(s.get("text") or "") for s in question.get("statements") or []]
+    pairs = question.get("pairs") or []
+    return texts + [f"{p.get('left', '')} {p.get('right', '')}" for p in pairs]
+
+
+def cross_leaks(quiz_files: Sequence[Mapping]) -> dict[str, list[str]]:
+    """Single and multi-choice questions whose right option another question restates
+    (`restates`), within one quiz and within the checkpoints and knowledge checks of one
+    section (a learner meets those together): {"quiz/question": ["quiz/question", ...]}."""
+    scopes: dict[str, list[Mapping]] = {}
+    for quiz_file in quiz_files:
+        for quiz in quiz_file.get("quizzes") or []:
+            scopes[f"quiz {quiz.get('slug')}"] = [quiz]
+            if quiz.get("section") and quiz.get("kind") in ("checkpoint", "knowledge_check"):
+                scopes.setdefault(f"section {quiz['section']}", []).append(quiz)
+    found: dict[str, set[str]] = {}
+    for quizzes in scopes.values():
+        asked = [
+            (f"{quiz.get('slug')}/{question.get('slug')}", question)
+            for quiz in quizzes
+            for question in quiz.get("questions") or []
+        ]
+        sources = [(name, text) for name, question in asked for text in _stated(question)]
+        for name, question in asked:
+            if question.get("kind") not in (scoring.SINGLE, scoring.MULTI):
+                continue
+            choices = list(question.get("choices") or [])
+            wrong = [str(c.get("text") or "") for c in choices if not c.get("correct")]
+            prompt = str(question.get("prompt") or "")
+            for choice in choices:
+                if not choice.get("correct"):
+                    continue
+                for where, text in sources:
+                    if where != name and restates(str(choice.get("text")), prompt, wrong, text):
+                        found.setdefault(name, set()).add(where)
+    return {name: sorted(found[name]) for name in sorted(found)}
 
 
 def _normal(text: str) -> str:
@@ -549,6 +627,7 @@ def quiz_figures(deck: Mapping, quiz_files: Sequence[Mapping], figures: Teaching
                     if tells:
                         figures.wording_tells[f"{quiz.get('slug')}/{question.get('slug')}"] = tells
                 if kind in (scoring.SINGLE, scoring.MULTI):
+                    figures.choice_questions += 1
                     for name in POSITION_STRATEGIES:
                         earned[name] += weight * _strategy_score(question, name)
                     items = [(c.get("text"), bool(c.get("correct"))) for c in question["choices"]]
@@ -576,6 +655,7 @@ def quiz_figures(deck: Mapping, quiz_files: Sequence[Mapping], figures: Teaching
         for name in POSITION_STRATEGIES
     }
     figures.absolute_true, figures.absolute_false = (abs_true, n_true), (abs_false, n_false)
+    figures.cross_leaks = cross_leaks(quiz_files)
 
 
 def teaching_figures(deck: Mapping, quiz_files: Sequence[Mapping]) -> TeachingFigures:
@@ -673,5 +753,6 @@ def blind_scores(
 
 
 __all__ = [
-    "STRATEGY_LIMIT", "TeachingFigures", "blind_packet", "blind_scores", "teaching_figures",
+    "STRATEGY_LIMIT", "TeachingFigures", "blind_packet", "blind_scores", "cross_leaks",
+    "restates", "teaching_figures",
 ]  # fmt: skip

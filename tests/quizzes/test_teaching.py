@@ -18,8 +18,10 @@ from apps.quizzes.teaching import (
     answer_facts,
     blind_packet,
     blind_scores,
+    cross_leaks,
     duplicate_answers,
     duplicate_groups,
+    restates,
     self_answering,
     teaching_figures,
     word_stems,
@@ -293,6 +295,7 @@ def test_content_report_prints_the_teaching_figures_beside_their_targets(tmp_pat
         "worst position/length strategy",
         "absolute words",
         "quiz prompts identical to a card front",
+        "statement or match pair restates",
         "blind reader",
     ):
         assert words in text, words  # fmt: skip
@@ -311,6 +314,7 @@ def test_the_shipped_deck_meets_the_teaching_aims():
         assert figures.long_deletions == []
         assert figures.prompt_is_front == []
         assert figures.duplicate_answers == []
+        assert figures.cross_leaks == {}
         assert figures.multi_fact_share <= MULTI_FACT_MAX, figures.multi_fact
         assert figures.wording_share <= WORDING_MAX, figures.wording_tells
         assert len(figures.reverse_notes) >= 3
@@ -325,3 +329,89 @@ def test_duplicate_groups_join_transitively():
     words = {"a": {"w1", "w2", "w3", "w4"}, "b": {"w1", "w2", "w3", "w5"},
              "c": {"w2", "w3", "w5", "w6"}, "d": {"x1", "x2", "x3", "x4"}}  # fmt: skip
     assert duplicate_groups(words, share=0.5) == [["a", "b", "c"]]
+
+
+def choice_quiz(slug, section, kind, *questions):
+    return {"slug": slug, "kind": kind, "section": section, "questions": list(questions)}
+
+
+def gcs_single(right="It keeps cluster metadata such as placement groups"):
+    return single(
+        "What does Ray's GCS hold?",
+        right,
+        "Object bytes of every task result",
+        "Each actor's Python heap",
+        "The spilled objects of dead nodes",
+    ) | {"slug": "kc-gcs"}
+
+
+def pairs_match(*pairs):
+    return {"slug": "defs", "kind": "match", "prompt": "Match each.",
+            "pairs": [{"left": a, "right": b} for a, b in pairs]}  # fmt: skip
+
+
+def statements(*texts):
+    return {"slug": "marks", "kind": "true_false", "prompt": "Mark each.",
+            "statements": [{"text": t, "answer": True} for t in texts]}  # fmt: skip
+
+
+def test_a_match_pair_that_restates_a_right_option_in_the_sections_checkpoint_leaks():
+    leaking = pairs_match(("GCS", "Head-node service: cluster metadata and placement groups"))
+    checkpoint = choice_quiz("cp", "core", "checkpoint", leaking)
+    check = choice_quiz("kc", "core", "knowledge_check", gcs_single())
+    assert cross_leaks([{"quizzes": [checkpoint, check]}]) == {"kc/kc-gcs": ["cp/defs"]}
+    # In another section's checkpoint the learner does not meet it beside the question.
+    elsewhere = choice_quiz("cp", "rllib", "checkpoint", leaking)
+    assert cross_leaks([{"quizzes": [elsewhere, check]}]) == {}
+
+
+def test_a_statement_of_a_different_fact_of_the_same_subject_does_not_leak():
+    other_fact = statements("The GCS runs on the head node and can be made fault tolerant.")
+    quiz = choice_quiz("kc", "core", "knowledge_check", gcs_single(), other_fact)
+    assert cross_leaks([{"quizzes": [quiz]}]) == {}
+    restating = statements("The GCS keeps cluster metadata, placement groups included.")
+    quiz = choice_quiz("kc", "core", "knowledge_check", gcs_single(), restating)
+    assert cross_leaks([{"quizzes": [quiz]}]) == {"kc/kc-gcs": ["kc/marks"]}
+
+
+def test_a_source_that_restates_a_distractor_as_much_singles_nothing_out():
+    source = "The GCS keeps cluster metadata and the object bytes of every task result."
+    assert not restates("Cluster metadata", "What does the GCS keep?", ["Object bytes"], source)
+    assert restates("Cluster metadata", "What does the GCS keep?", ["Actor heaps"], source)
+
+
+WORDS = st.from_regex(r"[b-df-hj-np-tv-z]{5,8}", fullmatch=True)  # no vowel: no stop word
+
+
+@given(st.lists(WORDS, min_size=9, max_size=9, unique=True))
+def test_restates_means_the_options_words_and_the_subject_singled_out(words):
+    subject, relation, *rest = words
+    option = " ".join(rest[:3])
+    distractors = [" ".join(rest[3:5]), " ".join(rest[5:7])]
+    prompt = f"What does {subject} {relation}?"
+    if not (word_stems(option) & word_stems(" ".join(rest[3:]))) and len(
+        word_stems(option)) == 3:  # fmt: skip
+        # The option's words beside the subject's: a leak, in any order of the distractors.
+        source = f"{subject} {relation} {option}"
+        assert restates(option, prompt, distractors, source)
+        assert restates(option, prompt, distractors[::-1], source)
+        # The same words with no word of the subject: no leak.
+        assert not restates(option, prompt, distractors, option)
+        # A distractor restated as fully as the option: nothing singled out.
+        assert not restates(option, prompt, distractors, f"{source} {distractors[0]}")
+    # A source with none of the option's words never leaks it.
+    assert not restates(option, prompt, distractors, f"{subject} {relation} {distractors[0]}")
+
+
+def test_a_source_line_shown_beside_the_evidence_can_name_the_cause_too():
+    question = single(
+        "Why does this task never start?",
+        "No node has a GPU for it",
+        "Its CPUs are busy",
+        "The store is full",
+        "A lost GCS entry",
+        evidence="Pending Demands: {'CPU': 1.0}: 1+ pending tasks",
+    )
+    assert wording_tells(question) == []
+    question["evidence"]["source"] = "Real run: a num_gpus=1 task on a node with no GPU"
+    assert wording_tells(question) == ["evidence names the cause"]
